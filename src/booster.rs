@@ -1,0 +1,158 @@
+//! The boosting loop: bin once, then per round compute gradients, draw the
+//! round's rows and features, grow a tree and update the training scores.
+
+use crate::binning::{bin_matrix, check_no_infinite, BinnedData};
+use crate::error::{Result, SbError};
+use crate::grower::{GrownTree, TreeGrower};
+use crate::model::Model;
+use crate::objective::{objective_for, Objective};
+use crate::params::BoosterParams;
+use crate::rng::Rng;
+use rayon::prelude::*;
+
+/// The training set: a row-major matrix `x` of shape (n_rows, n_features),
+/// targets `y` (n_rows) and optional non-negative sample weights (n_rows).
+#[derive(Debug, Clone, Copy)]
+pub struct TrainingData<'a> {
+    /// Row-major features, NaN for missing.
+    pub x: &'a [f64],
+    /// n.
+    pub n_rows: usize,
+    /// d.
+    pub n_features: usize,
+    /// Targets.
+    pub y: &'a [f64],
+    /// Sample weights, or `None` for all ones.
+    pub weights: Option<&'a [f64]>,
+}
+
+impl TrainingData<'_> {
+    /// Reject shapes and values no fit can use.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(SbError::InvalidInput(m));
+        if self.n_rows == 0 {
+            return bad("X has no rows".into());
+        }
+        if self.n_features == 0 {
+            return bad("X has no features".into());
+        }
+        if self.x.len() != self.n_rows * self.n_features {
+            return bad(format!(
+                "X has {} values, expected {} x {}",
+                self.x.len(),
+                self.n_rows,
+                self.n_features
+            ));
+        }
+        if self.y.len() != self.n_rows {
+            return bad(format!("y has {} values but X has {} rows", self.y.len(), self.n_rows));
+        }
+        if let Some(i) = self.y.iter().position(|v| !v.is_finite()) {
+            return bad(format!("y contains a non-finite value ({}) at row {i}", self.y[i]));
+        }
+        if let Some(w) = self.weights {
+            if w.len() != self.n_rows {
+                return bad(format!("sample_weight has {} values but X has {} rows", w.len(), self.n_rows));
+            }
+            if let Some(i) = w.iter().position(|v| !v.is_finite() || *v < 0.0) {
+                return bad(format!("sample_weight must be finite and >= 0, got {} at row {i}", w[i]));
+            }
+            if w.iter().sum::<f64>() <= 0.0 {
+                return bad("sample_weight sums to zero".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Fit a model. `should_stop` is called before every tree; when it returns
+/// true the fit ends with [`SbError::Interrupted`].
+///
+/// Runs on a thread pool of `params.n_threads` threads (all cores for 0).
+pub fn fit(data: &TrainingData, params: &BoosterParams, should_stop: &(dyn Fn() -> bool + Sync)) -> Result<Model> {
+    params.validate()?;
+    data.validate()?;
+    let objective = objective_for(params.objective);
+    objective.check_targets(data.y)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(params.n_threads)
+        .build()
+        .map_err(|e| SbError::InvalidParameter(format!("cannot start {} threads: {e}", params.n_threads)))?;
+    pool.install(|| fit_in_pool(data, params, objective.as_ref(), should_stop))
+}
+
+fn fit_in_pool(
+    data: &TrainingData,
+    params: &BoosterParams,
+    objective: &dyn Objective,
+    should_stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Model> {
+    let (n, d) = (data.n_rows, data.n_features);
+    if n > params.bin_sample_rows {
+        check_no_infinite(data.x)?;
+    }
+    let binned = bin_matrix(data.x, n, d, params.max_bins, params.bin_sample_rows, params.seed)?;
+    let base_score = objective.init_score(data.y, data.weights);
+    let mut model = Model::new(params.objective, d, base_score);
+    let mut raw = vec![base_score; n];
+    let mut grad = vec![0.0; n];
+    let mut hess = vec![0.0; n];
+    let mut grower = TreeGrower::new(&binned, params);
+    for round in 0..params.n_estimators {
+        if should_stop() {
+            return Err(SbError::Interrupted);
+        }
+        objective.gradients(data.y, &raw, data.weights, &mut grad, &mut hess);
+        let mut rng = Rng::derive(params.seed, round as u64);
+        let rows = draw_rows(&mut rng, n, params.subsample);
+        let features = draw_features(&mut rng, d, params.colsample_bytree);
+        let grown = grower.grow(&grad, &hess, rows, &features);
+        if grown.tree.nodes.len() == 1 {
+            // No leaf can be split any more: later rounds would see the same
+            // gradients (LightGBM stops here too).
+            break;
+        }
+        update_scores(&mut raw, &grown, &binned, params.subsample < 1.0);
+        model.trees.push(grown.tree);
+        model.train_loss.push(objective.loss(data.y, &raw, data.weights));
+    }
+    Ok(model)
+}
+
+fn draw_rows(rng: &mut Rng, n: usize, fraction: f64) -> Vec<u32> {
+    if fraction >= 1.0 {
+        return (0..n as u32).collect();
+    }
+    let k = ((fraction * n as f64).round() as usize).clamp(1, n);
+    rng.sample_sorted(n, k).into_iter().map(|r| r as u32).collect()
+}
+
+fn draw_features(rng: &mut Rng, d: usize, fraction: f64) -> Vec<usize> {
+    if fraction >= 1.0 {
+        return (0..d).collect();
+    }
+    let k = ((fraction * d as f64).round() as usize).clamp(1, d);
+    rng.sample_sorted(d, k)
+}
+
+/// Add the new tree's output to every row's raw score: in-sample rows
+/// through their leaf, out-of-sample rows by traversal.
+fn update_scores(raw: &mut [f64], grown: &GrownTree, binned: &BinnedData, subsampled: bool) {
+    if subsampled {
+        let mut in_sample = vec![false; raw.len()];
+        for &r in &grown.rows {
+            in_sample[r as usize] = true;
+        }
+        raw.par_iter_mut().enumerate().with_min_len(1024).for_each(|(r, s)| {
+            if !in_sample[r] {
+                *s += grown.tree.predict_binned(binned, r);
+            }
+        });
+    }
+    for leaf in &grown.leaves {
+        let value = grown.tree.nodes[leaf.node].value;
+        for &r in &grown.rows[leaf.begin..leaf.begin + leaf.count] {
+            raw[r as usize] += value;
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! Leaf-wise (best-first) growth of one tree, as in LightGBM: repeatedly
+//! split the open leaf with the largest gain until `max_leaves` is reached or
+//! no leaf has a split worth making.
+
+use crate::binning::BinnedData;
+use crate::histogram::{HistLayout, Histogram};
+use crate::params::BoosterParams;
+use crate::partition::partition_segment;
+use crate::split::{find_best_split, NodeStats, SplitCandidate, SplitConstraints};
+use crate::tree::{Node, Tree};
+
+/// Where a leaf's rows sit in [`GrownTree::rows`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeafSegment {
+    /// The leaf's index in the tree's nodes.
+    pub node: usize,
+    /// First position in `rows`.
+    pub begin: usize,
+    /// Number of rows.
+    pub count: usize,
+}
+
+/// A grown tree with the rows of each leaf (for updating the training
+/// predictions without traversing the tree).
+#[derive(Debug, Clone)]
+pub struct GrownTree {
+    /// The tree.
+    pub tree: Tree,
+    /// The rows the tree was grown on, grouped by leaf.
+    pub rows: Vec<u32>,
+    /// The segment of every leaf.
+    pub leaves: Vec<LeafSegment>,
+}
+
+/// A leaf that may still be split.
+struct OpenLeaf {
+    segment: LeafSegment,
+    depth: usize,
+    stats: NodeStats,
+    /// Kept only while the leaf has a split candidate (needed for the
+    /// subtraction trick when it is split).
+    hist: Option<Histogram>,
+    best: Option<SplitCandidate>,
+}
+
+/// Grows trees on one binned data set; keeps its histogram buffers from one
+/// tree to the next.
+pub struct TreeGrower<'a> {
+    data: &'a BinnedData,
+    layout: HistLayout,
+    params: &'a BoosterParams,
+    constraints: SplitConstraints,
+    /// The papers' α·n: nodes with fewer rows are not split.
+    min_split_rows: usize,
+    /// Histogram buffers not in use (allocating and zeroing d·256 bins per
+    /// node would cost more than building the histogram).
+    pool: Vec<Histogram>,
+    grad_buf: Vec<f64>,
+    hess_buf: Vec<f64>,
+}
+
+impl<'a> TreeGrower<'a> {
+    /// A grower for `data` with `params`.
+    pub fn new(data: &'a BinnedData, params: &'a BoosterParams) -> Self {
+        TreeGrower {
+            data,
+            layout: HistLayout::new(data),
+            params,
+            constraints: SplitConstraints {
+                min_samples_leaf: params.min_samples_leaf.min(u32::MAX as usize) as u32,
+                min_child_weight: params.min_child_weight,
+                l2: params.l2_regularization,
+            },
+            min_split_rows: (params.min_split_fraction * data.n_rows as f64).ceil() as usize,
+            pool: Vec::new(),
+            grad_buf: Vec::new(),
+            hess_buf: Vec::new(),
+        }
+    }
+
+    /// Grow one tree on `rows` (ascending; all rows `0..n` when not
+    /// subsampling), considering only `features` (ascending).
+    /// `grad`/`hess` have one entry per row of the data.
+    pub fn grow(&mut self, grad: &[f64], hess: &[f64], rows: Vec<u32>, features: &[usize]) -> GrownTree {
+        let lr = self.params.learning_rate;
+        let l2 = self.constraints.l2;
+        let mut rows = rows;
+        let root_stats = NodeStats {
+            g: rows.iter().map(|&r| grad[r as usize]).sum(),
+            h: rows.iter().map(|&r| hess[r as usize]).sum(),
+            n: rows.len() as u32,
+        };
+        let mut nodes = vec![Node::leaf(root_stats.leaf_value(l2) * lr, root_stats.n)];
+        let mut root = OpenLeaf {
+            segment: LeafSegment { node: 0, begin: 0, count: rows.len() },
+            depth: 0,
+            stats: root_stats,
+            hist: None,
+            best: None,
+        };
+        if self.can_split(&root) {
+            let mut hist = self.take_hist();
+            self.build_hist(&mut hist, &rows, grad, hess, features);
+            self.attach_best_split(&mut root, hist, features);
+        }
+        let mut leaves = vec![root];
+        while leaves.len() < self.params.max_leaves {
+            let Some(i) = best_leaf(&leaves) else { break };
+            let split = leaves[i].best.take().expect("best_leaf returns leaves with a split");
+            let parent_hist = leaves[i].hist.take().expect("a leaf with a split keeps its histogram");
+            let (mut left, mut right) = self.apply_split(&mut nodes, &mut rows, &leaves[i], &split);
+            if leaves.len() + 1 < self.params.max_leaves {
+                self.prepare_children(&mut left, &mut right, parent_hist, &rows, grad, hess, features);
+            } else {
+                self.pool.push(parent_hist);
+            }
+            leaves[i] = left;
+            leaves.push(right);
+        }
+        for leaf in &mut leaves {
+            if let Some(h) = leaf.hist.take() {
+                self.pool.push(h);
+            }
+        }
+        GrownTree {
+            tree: Tree { nodes },
+            rows,
+            leaves: leaves.iter().map(|l| l.segment).collect(),
+        }
+    }
+
+    fn can_split(&self, leaf: &OpenLeaf) -> bool {
+        let depth_ok = self.params.max_depth.is_none_or(|m| leaf.depth < m);
+        let count = leaf.segment.count;
+        depth_ok
+            && count >= 2
+            && count >= 2 * self.params.min_samples_leaf
+            && count >= self.min_split_rows
+    }
+
+    fn take_hist(&mut self) -> Histogram {
+        self.pool.pop().unwrap_or_else(|| Histogram::zeros(&self.layout))
+    }
+
+    /// Build `hist` over `features` from the rows of one segment.
+    fn build_hist(&mut self, hist: &mut Histogram, seg: &[u32], grad: &[f64], hess: &[f64], features: &[usize]) {
+        if seg.len() == self.data.n_rows {
+            // The whole data set in order: no gather needed.
+            hist.build(&self.layout, self.data, features, seg, grad, hess);
+            return;
+        }
+        self.grad_buf.clear();
+        self.hess_buf.clear();
+        self.grad_buf.extend(seg.iter().map(|&r| grad[r as usize]));
+        self.hess_buf.extend(seg.iter().map(|&r| hess[r as usize]));
+        hist.build(&self.layout, self.data, features, seg, &self.grad_buf, &self.hess_buf);
+    }
+
+    /// Find the leaf's best split; keep the histogram only if there is one.
+    fn attach_best_split(&mut self, leaf: &mut OpenLeaf, hist: Histogram, features: &[usize]) {
+        let best = find_best_split(&hist, &self.layout, features, leaf.stats, &self.constraints)
+            .filter(|s| s.gain > self.params.min_gain);
+        if best.is_some() {
+            leaf.best = best;
+            leaf.hist = Some(hist);
+        } else {
+            self.pool.push(hist);
+        }
+    }
+
+    /// Turn `parent` into an internal node; partition its rows; return the
+    /// two new leaves (without histograms).
+    fn apply_split(
+        &self,
+        nodes: &mut Vec<Node>,
+        rows: &mut [u32],
+        parent: &OpenLeaf,
+        split: &SplitCandidate,
+    ) -> (OpenLeaf, OpenLeaf) {
+        let seg = parent.segment;
+        let mapper = &self.data.mappers[split.feature];
+        let column = self.data.column(split.feature);
+        let missing = mapper.missing_bin();
+        let n_left = partition_segment(&mut rows[seg.begin..seg.begin + seg.count], |r| {
+            let b = column[r as usize];
+            if b == missing {
+                split.default_left
+            } else {
+                b <= split.bin
+            }
+        });
+        debug_assert_eq!(n_left as u32, split.left.n);
+        let lr = self.params.learning_rate;
+        let l2 = self.constraints.l2;
+        let left_id = nodes.len();
+        nodes.push(Node::leaf(split.left.leaf_value(l2) * lr, split.left.n));
+        nodes.push(Node::leaf(split.right.leaf_value(l2) * lr, split.right.n));
+        let node = &mut nodes[seg.node];
+        node.is_leaf = false;
+        node.feature = split.feature as u32;
+        node.threshold = mapper.threshold_of_bin(split.bin);
+        node.threshold_bin = split.bin;
+        node.default_left = split.default_left;
+        node.left = left_id as u32;
+        node.right = left_id as u32 + 1;
+        node.gain = split.gain;
+        let child = |node, begin, count, stats| OpenLeaf {
+            segment: LeafSegment { node, begin, count },
+            depth: parent.depth + 1,
+            stats,
+            hist: None,
+            best: None,
+        };
+        (
+            child(left_id, seg.begin, n_left, split.left),
+            child(left_id + 1, seg.begin + n_left, seg.count - n_left, split.right),
+        )
+    }
+
+    /// Histograms and best splits of two new siblings: build the smaller
+    /// child, subtract it from the parent for the larger.
+    #[allow(clippy::too_many_arguments)]
+    fn prepare_children(
+        &mut self,
+        left: &mut OpenLeaf,
+        right: &mut OpenLeaf,
+        parent_hist: Histogram,
+        rows: &[u32],
+        grad: &[f64],
+        hess: &[f64],
+        features: &[usize],
+    ) {
+        let (small, large) = if left.segment.count <= right.segment.count {
+            (left, right)
+        } else {
+            (right, left)
+        };
+        let small_ok = self.can_split(small);
+        let large_ok = self.can_split(large);
+        if !small_ok && !large_ok {
+            self.pool.push(parent_hist);
+            return;
+        }
+        let mut small_hist = self.take_hist();
+        let seg = small.segment;
+        self.build_hist(&mut small_hist, &rows[seg.begin..seg.begin + seg.count], grad, hess, features);
+        if large_ok {
+            let mut large_hist = parent_hist;
+            large_hist.subtract(&small_hist, &self.layout, features);
+            self.attach_best_split(large, large_hist, features);
+        } else {
+            self.pool.push(parent_hist);
+        }
+        if small_ok {
+            self.attach_best_split(small, small_hist, features);
+        } else {
+            self.pool.push(small_hist);
+        }
+    }
+}
+
+/// The open leaf with the largest gain (the first one on ties).
+fn best_leaf(leaves: &[OpenLeaf]) -> Option<usize> {
+    let mut best: Option<(usize, f64)> = None;
+    for (i, leaf) in leaves.iter().enumerate() {
+        if let Some(s) = &leaf.best {
+            if best.is_none_or(|(_, g)| s.gain > g) {
+                best = Some((i, s.gain));
+            }
+        }
+    }
+    best.map(|(i, _)| i)
+}

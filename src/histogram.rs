@@ -1,0 +1,202 @@
+//! Gradient histograms: for each feature and bin, the sums of gradients,
+//! hessians and row counts of a node's rows.
+//!
+//! All features share one flat buffer; [`HistLayout`] gives each feature's
+//! range. A child's histogram is either built from its rows or obtained by
+//! subtraction, parent − sibling (LightGBM's and scikit-learn's trick: only
+//! the smaller child is ever built).
+
+use crate::binning::BinnedData;
+use rayon::prelude::*;
+
+/// Sums over the rows that fall in one bin.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HistBin {
+    /// Σ gradient.
+    pub g: f64,
+    /// Σ hessian.
+    pub h: f64,
+    /// Number of rows.
+    pub n: u32,
+}
+
+/// Where each feature's bins sit in the flat buffer.
+#[derive(Debug, Clone)]
+pub struct HistLayout {
+    /// `offsets[f]..offsets[f+1]` are feature f's bins; length d + 1.
+    pub offsets: Vec<usize>,
+}
+
+impl HistLayout {
+    /// The layout for binned data: every feature has `n_bins()` slots.
+    pub fn new(data: &BinnedData) -> Self {
+        let mut offsets = Vec::with_capacity(data.n_features + 1);
+        offsets.push(0);
+        for m in &data.mappers {
+            offsets.push(offsets.last().unwrap() + m.n_bins());
+        }
+        HistLayout { offsets }
+    }
+
+    /// Total number of bins over all features.
+    pub fn total_bins(&self) -> usize {
+        *self.offsets.last().unwrap()
+    }
+
+    /// The bins of feature `f` within the flat buffer.
+    pub fn range(&self, f: usize) -> std::ops::Range<usize> {
+        self.offsets[f]..self.offsets[f + 1]
+    }
+}
+
+/// One node's histogram over all features (only the features being
+/// considered are kept up to date).
+#[derive(Debug, Clone)]
+pub struct Histogram {
+    /// Flat bins, indexed through a [`HistLayout`].
+    pub bins: Vec<HistBin>,
+}
+
+/// Split `bins` into the disjoint mutable slices of `features` (ascending).
+fn feature_slices<'a>(
+    mut bins: &'a mut [HistBin],
+    layout: &HistLayout,
+    features: &[usize],
+) -> Vec<(usize, &'a mut [HistBin])> {
+    let mut out = Vec::with_capacity(features.len());
+    let mut consumed = 0;
+    for &f in features {
+        let range = layout.range(f);
+        let (_, rest) = std::mem::take(&mut bins).split_at_mut(range.start - consumed);
+        let (mine, rest) = rest.split_at_mut(range.len());
+        out.push((f, mine));
+        bins = rest;
+        consumed = range.end;
+    }
+    out
+}
+
+impl Histogram {
+    /// An all-zero histogram for `layout`.
+    pub fn zeros(layout: &HistLayout) -> Self {
+        Histogram { bins: vec![HistBin::default(); layout.total_bins()] }
+    }
+
+    /// The bins of feature `f`.
+    pub fn feature(&self, layout: &HistLayout, f: usize) -> &[HistBin] {
+        &self.bins[layout.range(f)]
+    }
+
+    /// Rebuild the bins of `features` (ascending) from a node's rows.
+    ///
+    /// `rows` are the node's row indices; `grad[k]`, `hess[k]` belong to
+    /// `rows[k]` (gathered beforehand so that the inner loop reads them in
+    /// order). When `rows` covers every row of `data`, it must be `0..n` in
+    /// order, and the columns are read directly.
+    pub fn build(
+        &mut self,
+        layout: &HistLayout,
+        data: &BinnedData,
+        features: &[usize],
+        rows: &[u32],
+        grad: &[f64],
+        hess: &[f64],
+    ) {
+        debug_assert_eq!(rows.len(), grad.len());
+        debug_assert_eq!(rows.len(), hess.len());
+        let all_rows = rows.len() == data.n_rows;
+        feature_slices(&mut self.bins, layout, features)
+            .into_par_iter()
+            .with_min_len(4)
+            .for_each(|(f, out)| {
+                out.fill(HistBin::default());
+                let column = data.column(f);
+                if all_rows {
+                    accumulate(out, column.iter().copied(), grad, hess);
+                } else {
+                    accumulate(out, rows.iter().map(|&r| column[r as usize]), grad, hess);
+                }
+            });
+    }
+
+    /// Turn this parent histogram into the sibling's: parent − `child`, on
+    /// `features` (ascending).
+    pub fn subtract(&mut self, child: &Histogram, layout: &HistLayout, features: &[usize]) {
+        feature_slices(&mut self.bins, layout, features)
+            .into_par_iter()
+            .with_min_len(16)
+            .for_each(|(f, out)| {
+                for (p, c) in out.iter_mut().zip(&child.bins[layout.range(f)]) {
+                    p.g -= c.g;
+                    p.h -= c.h;
+                    p.n -= c.n;
+                }
+            });
+    }
+}
+
+#[inline]
+fn accumulate(out: &mut [HistBin], bins: impl Iterator<Item = u8>, grad: &[f64], hess: &[f64]) {
+    for ((b, &g), &h) in bins.zip(grad).zip(hess) {
+        let slot = &mut out[b as usize];
+        slot.g += g;
+        slot.h += h;
+        slot.n += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binning::bin_matrix;
+
+    fn small_data() -> BinnedData {
+        // 6 rows x 2 features, row-major
+        let x = [0.0, 5.0, 1.0, 5.0, 2.0, 6.0, 0.0, 6.0, 1.0, f64::NAN, 2.0, 7.0];
+        bin_matrix(&x, 6, 2, 255, 100, 0).unwrap()
+    }
+
+    #[test]
+    fn bins_sum_to_node_totals() {
+        let data = small_data();
+        let layout = HistLayout::new(&data);
+        let rows: Vec<u32> = (0..6).collect();
+        let g = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let h = [1.0; 6];
+        let mut hist = Histogram::zeros(&layout);
+        hist.build(&layout, &data, &[0, 1], &rows, &g, &h);
+        for f in 0..2 {
+            let total: f64 = hist.feature(&layout, f).iter().map(|b| b.g).sum();
+            let count: u32 = hist.feature(&layout, f).iter().map(|b| b.n).sum();
+            assert_eq!(total, 21.0);
+            assert_eq!(count, 6);
+        }
+        // feature 0: value 0 at rows 0, 3 -> g = 1 + 4
+        assert_eq!(hist.feature(&layout, 0)[0].g, 5.0);
+        // feature 1: NaN bin holds row 4
+        let missing = data.mappers[1].missing_bin() as usize;
+        assert_eq!(hist.feature(&layout, 1)[missing].g, 5.0);
+    }
+
+    #[test]
+    fn subtraction_equals_direct_build() {
+        let data = small_data();
+        let layout = HistLayout::new(&data);
+        let g = [1.0, -2.0, 3.0, 0.5, 5.0, 6.0];
+        let h = [1.0, 2.0, 1.0, 2.0, 1.0, 2.0];
+        let all: Vec<u32> = (0..6).collect();
+        let left: Vec<u32> = vec![0, 2, 5];
+        let right: Vec<u32> = vec![1, 3, 4];
+        let gather = |rows: &[u32], v: &[f64]| rows.iter().map(|&r| v[r as usize]).collect::<Vec<_>>();
+        let mut parent = Histogram::zeros(&layout);
+        parent.build(&layout, &data, &[0, 1], &all, &g, &h);
+        let mut l = Histogram::zeros(&layout);
+        l.build(&layout, &data, &[0, 1], &left, &gather(&left, &g), &gather(&left, &h));
+        let mut r = Histogram::zeros(&layout);
+        r.build(&layout, &data, &[0, 1], &right, &gather(&right, &g), &gather(&right, &h));
+        parent.subtract(&l, &layout, &[0, 1]);
+        for (a, b) in parent.bins.iter().zip(&r.bins) {
+            assert!((a.g - b.g).abs() < 1e-12 && (a.h - b.h).abs() < 1e-12 && a.n == b.n);
+        }
+    }
+}

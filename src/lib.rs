@@ -1,0 +1,32 @@
+//! sparseboost: gradient boosted decision trees that select their own
+//! features.
+//!
+//! The engine is a histogram GBDT in the style of LightGBM and
+//! scikit-learn's `HistGradientBoosting*`:
+//! [`binning`] → [`histogram`] → [`split`] → [`grower`] → [`booster`], with
+//! losses behind the [`objective::Objective`] trait and a packed
+//! [`predictor::Predictor`]. The Python bindings live in the `python`
+//! module, compiled only with the `python` Cargo feature.
+
+pub mod binning;
+pub mod booster;
+pub mod error;
+pub mod grower;
+pub mod histogram;
+pub mod model;
+pub mod objective;
+pub mod params;
+pub mod partition;
+pub mod predictor;
+pub mod rng;
+pub mod split;
+pub mod tree;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use booster::{fit, TrainingData};
+pub use error::{Result, SbError};
+pub use model::{ImportanceKind, Model};
+pub use params::{BoosterParams, ObjectiveKind};
+pub use predictor::Predictor;

@@ -1,0 +1,171 @@
+//! Every parameter of a fit in one validated struct.
+//!
+//! Defaults follow LightGBM where the two overlap (31 leaves, 20 samples per
+//! leaf, `min_child_weight = 1e-3`, 255 bins), so that "equal settings" in the
+//! benchmarks means equal defaults too.
+
+use crate::error::{Result, SbError};
+use serde::{Deserialize, Serialize};
+
+/// The loss being minimised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObjectiveKind {
+    /// Squared error, `(y - f)^2 / 2`.
+    SquaredError,
+    /// Binary log-loss on labels in {0, 1}; the raw score is a logit.
+    BinaryLogloss,
+}
+
+impl ObjectiveKind {
+    /// Parse the name used by the Python layer and the model file.
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "squared_error" => Ok(ObjectiveKind::SquaredError),
+            "binary_logloss" => Ok(ObjectiveKind::BinaryLogloss),
+            other => Err(SbError::InvalidParameter(format!(
+                "objective must be 'squared_error' or 'binary_logloss', got '{other}'"
+            ))),
+        }
+    }
+}
+
+/// All settings of one boosting run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoosterParams {
+    /// The loss.
+    pub objective: ObjectiveKind,
+    /// Number of boosting rounds (trees), ≥ 1.
+    pub n_estimators: usize,
+    /// Shrinkage applied to every leaf value, in (0, ∞).
+    pub learning_rate: f64,
+    /// Maximum leaves per tree, ≥ 2.
+    pub max_leaves: usize,
+    /// Maximum depth of a tree; `None` for unlimited.
+    pub max_depth: Option<usize>,
+    /// Minimum number of (sampled) rows in a leaf, ≥ 1.
+    pub min_samples_leaf: usize,
+    /// The papers' α in [0, 1): a node with fewer than `α·n` rows is not split.
+    pub min_split_fraction: f64,
+    /// Minimum hessian sum in a leaf (LightGBM's `min_sum_hessian_in_leaf`), ≥ 0.
+    pub min_child_weight: f64,
+    /// λ, the L2 penalty on leaf values, ≥ 0.
+    pub l2_regularization: f64,
+    /// A split is made only if its score exceeds this, ≥ 0.
+    pub min_gain: f64,
+    /// Number of value bins per feature, in [2, 255]; NaN has a bin of its own.
+    pub max_bins: usize,
+    /// Fraction of rows drawn (without replacement) for each tree, in (0, 1].
+    pub subsample: f64,
+    /// Fraction of features drawn for each tree, in (0, 1].
+    pub colsample_bytree: f64,
+    /// Worker threads; 0 means all cores.
+    pub n_threads: usize,
+    /// Seed of every random choice of the fit.
+    pub seed: u64,
+    /// Rows sampled to find the bin thresholds (LightGBM's `bin_construct_sample_cnt`).
+    pub bin_sample_rows: usize,
+}
+
+impl Default for BoosterParams {
+    fn default() -> Self {
+        BoosterParams {
+            objective: ObjectiveKind::SquaredError,
+            n_estimators: 100,
+            learning_rate: 0.1,
+            max_leaves: 31,
+            max_depth: None,
+            min_samples_leaf: 20,
+            min_split_fraction: 0.0,
+            min_child_weight: 1e-3,
+            l2_regularization: 0.0,
+            min_gain: 0.0,
+            max_bins: 255,
+            subsample: 1.0,
+            colsample_bytree: 1.0,
+            n_threads: 0,
+            seed: 0,
+            bin_sample_rows: 200_000,
+        }
+    }
+}
+
+fn check(ok: bool, message: impl FnOnce() -> String) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(SbError::InvalidParameter(message()))
+    }
+}
+
+impl BoosterParams {
+    /// Check every range once, before any work is done.
+    pub fn validate(&self) -> Result<()> {
+        check(self.n_estimators >= 1, || {
+            format!("n_estimators must be >= 1, got {}", self.n_estimators)
+        })?;
+        check(
+            self.learning_rate.is_finite() && self.learning_rate > 0.0,
+            || format!("learning_rate must be > 0, got {}", self.learning_rate),
+        )?;
+        check(self.max_leaves >= 2, || {
+            format!("max_leaves must be >= 2, got {}", self.max_leaves)
+        })?;
+        check(self.max_depth != Some(0), || {
+            "max_depth must be >= 1 or None".to_string()
+        })?;
+        check(self.min_samples_leaf >= 1, || {
+            format!("min_samples_leaf must be >= 1, got {}", self.min_samples_leaf)
+        })?;
+        check(
+            (0.0..1.0).contains(&self.min_split_fraction),
+            || format!("min_split_fraction must be in [0, 1), got {}", self.min_split_fraction),
+        )?;
+        for (name, value) in [
+            ("min_child_weight", self.min_child_weight),
+            ("l2_regularization", self.l2_regularization),
+            ("min_gain", self.min_gain),
+        ] {
+            check(value.is_finite() && value >= 0.0, || {
+                format!("{name} must be a finite number >= 0, got {value}")
+            })?;
+        }
+        check((2..=255).contains(&self.max_bins), || {
+            format!("max_bins must be in [2, 255], got {}", self.max_bins)
+        })?;
+        for (name, value) in [
+            ("subsample", self.subsample),
+            ("colsample_bytree", self.colsample_bytree),
+        ] {
+            check(value > 0.0 && value <= 1.0, || {
+                format!("{name} must be in (0, 1], got {value}")
+            })?;
+        }
+        check(self.bin_sample_rows >= 1, || {
+            "bin_sample_rows must be >= 1".to_string()
+        })?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        BoosterParams::default().validate().unwrap();
+    }
+
+    #[test]
+    fn out_of_range_values_are_named() {
+        let p = BoosterParams { learning_rate: -1.0, ..Default::default() };
+        let e = p.validate().unwrap_err().to_string();
+        assert!(e.contains("learning_rate"), "{e}");
+        let p = BoosterParams { max_bins: 256, ..Default::default() };
+        assert!(p.validate().unwrap_err().to_string().contains("max_bins"));
+        let p = BoosterParams { subsample: 0.0, ..Default::default() };
+        assert!(p.validate().unwrap_err().to_string().contains("subsample"));
+        assert!(ObjectiveKind::parse("poisson").is_err());
+    }
+}

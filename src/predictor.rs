@@ -1,0 +1,95 @@
+//! Fast batch prediction: all trees packed into one flat node array, rows
+//! processed in parallel chunks.
+
+use crate::error::{Result, SbError};
+use crate::model::Model;
+use rayon::prelude::*;
+
+/// A node of the packed forest; child indices are absolute.
+#[derive(Debug, Clone, Copy)]
+struct FlatNode {
+    threshold: f64,
+    /// Leaf output for leaves.
+    value: f64,
+    feature: u32,
+    left: u32,
+    right: u32,
+    is_leaf: bool,
+    default_left: bool,
+}
+
+/// All trees of a model in one array, ready for fast traversal.
+#[derive(Debug, Clone)]
+pub struct Predictor {
+    nodes: Vec<FlatNode>,
+    roots: Vec<u32>,
+    base_score: f64,
+    n_features: usize,
+}
+
+const ROWS_PER_TASK: usize = 256;
+
+impl Predictor {
+    /// Pack `model`.
+    pub fn new(model: &Model) -> Self {
+        let mut nodes = Vec::new();
+        let mut roots = Vec::with_capacity(model.trees.len());
+        for tree in &model.trees {
+            let offset = nodes.len() as u32;
+            roots.push(offset);
+            nodes.extend(tree.nodes.iter().map(|n| FlatNode {
+                threshold: n.threshold,
+                value: n.value,
+                feature: n.feature,
+                left: n.left + offset,
+                right: n.right + offset,
+                is_leaf: n.is_leaf,
+                default_left: n.default_left,
+            }));
+        }
+        Predictor { nodes, roots, base_score: model.base_score, n_features: model.n_features }
+    }
+
+    #[inline]
+    fn predict_row(&self, row: &[f64]) -> f64 {
+        let mut sum = self.base_score;
+        for &root in &self.roots {
+            let mut i = root as usize;
+            loop {
+                let node = &self.nodes[i];
+                if node.is_leaf {
+                    sum += node.value;
+                    break;
+                }
+                let v = row[node.feature as usize];
+                let left = if v.is_nan() { node.default_left } else { v <= node.threshold };
+                i = if left { node.left } else { node.right } as usize;
+            }
+        }
+        sum
+    }
+
+    /// Raw scores of a row-major matrix `x` with `n_features` columns; one
+    /// per row. Runs on the current Rayon pool.
+    pub fn predict_raw(&self, x: &[f64], n_features: usize) -> Result<Vec<f64>> {
+        if n_features != self.n_features {
+            return Err(SbError::InvalidInput(format!(
+                "X has {n_features} features, but the model was fitted with {}",
+                self.n_features
+            )));
+        }
+        if n_features == 0 || x.len() % n_features != 0 {
+            return Err(SbError::InvalidInput("X does not have a whole number of rows".into()));
+        }
+        let n = x.len() / n_features;
+        let mut out = vec![0.0; n];
+        out.par_chunks_mut(ROWS_PER_TASK).enumerate().for_each(|(chunk, out)| {
+            let first = chunk * ROWS_PER_TASK;
+            for (k, o) in out.iter_mut().enumerate() {
+                let r = first + k;
+                *o = self.predict_row(&x[r * n_features..(r + 1) * n_features]);
+            }
+        });
+        Ok(out)
+    }
+}

@@ -1,0 +1,231 @@
+//! The PyO3 bindings: the only place that knows about Python.
+//!
+//! Every long call goes through [`run_interruptible`]: it releases the GIL,
+//! runs the work on a helper thread, polls Python's signal handlers so that
+//! Ctrl-C stops a fit between two trees, and turns a Rust panic into a Python
+//! `RuntimeError` instead of aborting the interpreter.
+
+mod params;
+
+use crate::booster::{fit as fit_model, TrainingData};
+use crate::error::SbError;
+use crate::model::{ImportanceKind, Model};
+use crate::predictor::Predictor;
+use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn to_pyerr(e: SbError) -> PyErr {
+    match e {
+        SbError::Interrupted => PyKeyboardInterrupt::new_err("sparseboost fit interrupted"),
+        other => PyValueError::new_err(other.to_string()),
+    }
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+/// Run `work` without the GIL on a helper thread. `work` receives a flag that
+/// becomes true when Python has a pending KeyboardInterrupt (or any error
+/// from a signal handler), which is then re-raised.
+fn run_interruptible<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&AtomicBool) -> crate::Result<T> + Send,
+) -> PyResult<T> {
+    let stop = AtomicBool::new(false);
+    let mut signal_error: Option<PyErr> = None;
+    let outcome = py.detach(|| {
+        std::thread::scope(|scope| {
+            let (done, finished) = mpsc::channel();
+            let stop = &stop;
+            scope.spawn(move || {
+                let result = catch_unwind(AssertUnwindSafe(|| work(stop)));
+                let _ = done.send(result);
+            });
+            loop {
+                match finished.recv_timeout(Duration::from_millis(50)) {
+                    Ok(result) => return result,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if signal_error.is_none() {
+                            if let Err(e) = Python::attach(|py| py.check_signals()) {
+                                signal_error = Some(e);
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        return Err(Box::new("worker thread ended without a result")
+                            as Box<dyn std::any::Any + Send>);
+                    }
+                }
+            }
+        })
+    });
+    match outcome {
+        Err(panic) => Err(PyRuntimeError::new_err(format!(
+            "internal error in sparseboost (please report it): {}",
+            panic_message(panic)
+        ))),
+        Ok(Err(SbError::Interrupted)) if signal_error.is_some() => Err(signal_error.unwrap()),
+        Ok(result) => result.map_err(to_pyerr),
+    }
+}
+
+fn contiguous<'a, T: numpy::Element>(
+    name: &str,
+    a: &'a numpy::PyReadonlyArray<'_, T, impl numpy::ndarray::Dimension>,
+) -> PyResult<&'a [T]> {
+    a.as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{name} must be a C-contiguous array")))
+}
+
+fn with_threads<T: Send>(n_threads: usize, work: impl FnOnce() -> T + Send) -> crate::Result<T> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n_threads)
+        .build()
+        .map_err(|e| SbError::InvalidParameter(format!("cannot start {n_threads} threads: {e}")))?;
+    Ok(pool.install(work))
+}
+
+/// A fitted ensemble (Rust side). Picklable.
+#[pyclass(module = "sparseboost._core", name = "Model", frozen)]
+struct PyModel {
+    model: Model,
+    predictor: Predictor,
+}
+
+impl PyModel {
+    fn wrap(model: Model) -> Self {
+        let predictor = Predictor::new(&model);
+        PyModel { model, predictor }
+    }
+}
+
+#[pymethods]
+impl PyModel {
+    /// Raw scores (regression value or logit) of a C-contiguous float64
+    /// matrix of shape (n, d); returns shape (n,).
+    fn predict_raw<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_threads: usize,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let d = x.shape()[1];
+        let xs = contiguous("X", &x)?;
+        let out = run_interruptible(py, |_| with_threads(n_threads, || self.predictor.predict_raw(xs, d))?)?;
+        Ok(PyArray1::from_vec(py, out))
+    }
+
+    /// Per-feature importance, `kind` = "gain" or "split" (not normalised).
+    fn importances<'py>(&self, py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let kind = match kind {
+            "gain" => ImportanceKind::Gain,
+            "split" => ImportanceKind::Split,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "importance kind must be 'gain' or 'split', got '{other}'"
+                )))
+            }
+        };
+        Ok(PyArray1::from_vec(py, self.model.importances(kind)))
+    }
+
+    /// The model as a JSON document (format documented in the Rust `model` module).
+    fn to_json(&self) -> String {
+        self.model.to_json()
+    }
+
+    /// Read a model written by `to_json`.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        Model::from_json(text).map(PyModel::wrap).map_err(to_pyerr)
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let constructor = py.get_type::<PyModel>().getattr("from_json")?;
+        PyTuple::new(py, [constructor.into_any(), (self.model.to_json(),).into_pyobject(py)?.into_any()])
+    }
+
+    /// Number of input features.
+    #[getter]
+    fn n_features(&self) -> usize {
+        self.model.n_features
+    }
+
+    /// Number of trees.
+    #[getter]
+    fn n_trees(&self) -> usize {
+        self.model.trees.len()
+    }
+
+    /// Raw score before any tree.
+    #[getter]
+    fn base_score(&self) -> f64 {
+        self.model.base_score
+    }
+
+    /// Mean training loss after each tree.
+    #[getter]
+    fn train_loss(&self) -> Vec<f64> {
+        self.model.train_loss.clone()
+    }
+}
+
+/// Fit a model. `x`: C-contiguous float64 (n, d); `y`: float64 (n,);
+/// `sample_weight`: float64 (n,) or None; `params`: a dict of engine
+/// parameters (see `sparseboost._params`). Releases the GIL; Ctrl-C stops
+/// the fit with KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (x, y, sample_weight, params))]
+fn fit<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    params: &Bound<'py, PyDict>,
+) -> PyResult<PyModel> {
+    let params = params::from_dict(params)?;
+    let (n_rows, n_features) = (x.shape()[0], x.shape()[1]);
+    let data = TrainingData {
+        x: contiguous("X", &x)?,
+        n_rows,
+        n_features,
+        y: contiguous("y", &y)?,
+        weights: match &sample_weight {
+            Some(w) => Some(contiguous("sample_weight", w)?),
+            None => None,
+        },
+    };
+    let model = run_interruptible(py, |stop| {
+        fit_model(&data, &params, &|| stop.load(Ordering::Relaxed))
+    })?;
+    Ok(PyModel::wrap(model))
+}
+
+/// Deliberately panic inside Rust (tests check that this raises instead of
+/// aborting the interpreter).
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+    run_interruptible(py, |_| -> crate::Result<()> { panic!("requested by a test") })
+}
+
+/// The native part of sparseboost.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyModel>()?;
+    m.add_function(wrap_pyfunction!(fit, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

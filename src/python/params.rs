@@ -1,0 +1,45 @@
+//! Reading [`BoosterParams`] from the Python layer's dict. Every key must be
+//! known; ranges are checked by [`BoosterParams::validate`].
+
+use crate::params::{BoosterParams, ObjectiveKind};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+fn get<'py, T: FromPyObjectOwned<'py>>(key: &str, value: &Bound<'py, PyAny>) -> PyResult<T> {
+    value
+        .extract::<T>()
+        .map_err(|_| PyTypeError::new_err(format!("parameter '{key}' has the wrong type: {value}")))
+}
+
+/// Build and validate parameters from a dict of `name -> value`.
+pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
+    let mut p = BoosterParams::default();
+    for (key, value) in dict.iter() {
+        let key: String = key.extract()?;
+        match key.as_str() {
+            "objective" => {
+                p.objective = ObjectiveKind::parse(&get::<String>(&key, &value)?)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?
+            }
+            "n_estimators" => p.n_estimators = get(&key, &value)?,
+            "learning_rate" => p.learning_rate = get(&key, &value)?,
+            "max_leaves" => p.max_leaves = get(&key, &value)?,
+            "max_depth" => p.max_depth = get(&key, &value)?,
+            "min_samples_leaf" => p.min_samples_leaf = get(&key, &value)?,
+            "min_split_fraction" => p.min_split_fraction = get(&key, &value)?,
+            "min_child_weight" => p.min_child_weight = get(&key, &value)?,
+            "l2_regularization" => p.l2_regularization = get(&key, &value)?,
+            "min_gain" => p.min_gain = get(&key, &value)?,
+            "max_bins" => p.max_bins = get(&key, &value)?,
+            "subsample" => p.subsample = get(&key, &value)?,
+            "colsample_bytree" => p.colsample_bytree = get(&key, &value)?,
+            "n_threads" => p.n_threads = get(&key, &value)?,
+            "seed" => p.seed = get(&key, &value)?,
+            "bin_sample_rows" => p.bin_sample_rows = get(&key, &value)?,
+            other => return Err(PyValueError::new_err(format!("unknown parameter '{other}'"))),
+        }
+    }
+    p.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(p)
+}

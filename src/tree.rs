@@ -1,0 +1,119 @@
+//! A fitted regression tree, stored as a flat array of nodes.
+
+use crate::binning::BinnedData;
+use serde::{Deserialize, Serialize};
+
+/// One node. Internal nodes send `x[feature] <= threshold` left, NaN left
+/// iff `default_left`; leaves carry `value` (already multiplied by the
+/// learning rate).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// True for a leaf.
+    pub is_leaf: bool,
+    /// Split feature (internal nodes).
+    pub feature: u32,
+    /// Split threshold on the raw value (internal nodes).
+    pub threshold: f64,
+    /// The same threshold as a bin of the training data's binning.
+    pub threshold_bin: u8,
+    /// Direction of NaN (internal nodes).
+    pub default_left: bool,
+    /// Index of the left child (internal nodes).
+    pub left: u32,
+    /// Index of the right child (internal nodes).
+    pub right: u32,
+    /// Output of a leaf; for internal nodes, the output it would have had.
+    pub value: f64,
+    /// Gain of the split (internal nodes), 0 for leaves.
+    pub gain: f64,
+    /// Training rows that reached the node.
+    pub count: u32,
+}
+
+impl Node {
+    /// A leaf with output `value` reached by `count` rows.
+    pub fn leaf(value: f64, count: u32) -> Self {
+        Node {
+            is_leaf: true,
+            feature: 0,
+            threshold: 0.0,
+            threshold_bin: 0,
+            default_left: false,
+            left: 0,
+            right: 0,
+            value,
+            gain: 0.0,
+            count,
+        }
+    }
+
+    /// The child a raw value goes to.
+    #[inline]
+    pub fn child_for_value(&self, v: f64) -> u32 {
+        let left = if v.is_nan() { self.default_left } else { v <= self.threshold };
+        if left {
+            self.left
+        } else {
+            self.right
+        }
+    }
+}
+
+/// A tree: `nodes[0]` is the root.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tree {
+    /// The nodes, root first.
+    pub nodes: Vec<Node>,
+}
+
+impl Tree {
+    /// The output for one row of raw features (length d).
+    pub fn predict_row(&self, row: &[f64]) -> f64 {
+        let mut i = 0usize;
+        loop {
+            let node = &self.nodes[i];
+            if node.is_leaf {
+                return node.value;
+            }
+            i = node.child_for_value(row[node.feature as usize]) as usize;
+        }
+    }
+
+    /// The output for training row `row` of the binned data the tree was
+    /// grown on.
+    pub fn predict_binned(&self, data: &BinnedData, row: usize) -> f64 {
+        let mut i = 0usize;
+        loop {
+            let node = &self.nodes[i];
+            if node.is_leaf {
+                return node.value;
+            }
+            let f = node.feature as usize;
+            let bin = data.column(f)[row];
+            let left = if bin == data.mappers[f].missing_bin() {
+                node.default_left
+            } else {
+                bin <= node.threshold_bin
+            };
+            i = if left { node.left } else { node.right } as usize;
+        }
+    }
+
+    /// Number of leaves.
+    pub fn n_leaves(&self) -> usize {
+        self.nodes.iter().filter(|n| n.is_leaf).count()
+    }
+
+    /// Depth of the deepest leaf (a single leaf has depth 0).
+    pub fn depth(&self) -> usize {
+        fn walk(t: &Tree, i: usize) -> usize {
+            let n = &t.nodes[i];
+            if n.is_leaf {
+                0
+            } else {
+                1 + walk(t, n.left as usize).max(walk(t, n.right as usize))
+            }
+        }
+        walk(self, 0)
+    }
+}
