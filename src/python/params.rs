@@ -12,6 +12,13 @@ fn get<'py, T: FromPyObjectOwned<'py>>(key: &str, value: &Bound<'py, PyAny>) -> 
         .map_err(|_| PyTypeError::new_err(format!("parameter '{key}' has the wrong type: {value}")))
 }
 
+/// A count: an integer, so that a negative one is a range error (a
+/// `ValueError`), not a type error.
+fn count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let v: i64 = get(key, value)?;
+    usize::try_from(v).map_err(|_| PyValueError::new_err(format!("{key} must be >= 0, got {v}")))
+}
+
 /// Build and validate parameters from a dict of `name -> value`.
 pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
     let mut p = BoosterParams::default();
@@ -22,21 +29,23 @@ pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
                 p.objective = ObjectiveKind::parse(&get::<String>(&key, &value)?)
                     .map_err(|e| PyValueError::new_err(e.to_string()))?
             }
-            "n_estimators" => p.n_estimators = get(&key, &value)?,
+            "n_estimators" => p.n_estimators = count(&key, &value)?,
             "learning_rate" => p.learning_rate = get(&key, &value)?,
-            "max_leaves" => p.max_leaves = get(&key, &value)?,
-            "max_depth" => p.max_depth = get(&key, &value)?,
-            "min_samples_leaf" => p.min_samples_leaf = get(&key, &value)?,
+            "max_leaves" => p.max_leaves = count(&key, &value)?,
+            "max_depth" => {
+                p.max_depth = if value.is_none() { None } else { Some(count(&key, &value)?) }
+            },
+            "min_samples_leaf" => p.min_samples_leaf = count(&key, &value)?,
             "min_split_fraction" => p.min_split_fraction = get(&key, &value)?,
             "min_child_weight" => p.min_child_weight = get(&key, &value)?,
             "l2_regularization" => p.l2_regularization = get(&key, &value)?,
             "min_gain" => p.min_gain = get(&key, &value)?,
-            "max_bins" => p.max_bins = get(&key, &value)?,
+            "max_bins" => p.max_bins = count(&key, &value)?,
             "subsample" => p.subsample = get(&key, &value)?,
             "colsample_bytree" => p.colsample_bytree = get(&key, &value)?,
-            "n_threads" => p.n_threads = get(&key, &value)?,
+            "n_threads" => p.n_threads = count(&key, &value)?,
             "seed" => p.seed = get(&key, &value)?,
-            "bin_sample_rows" => p.bin_sample_rows = get(&key, &value)?,
+            "bin_sample_rows" => p.bin_sample_rows = count(&key, &value)?,
             other => return Err(PyValueError::new_err(format!("unknown parameter '{other}'"))),
         }
     }

@@ -1,0 +1,37 @@
+"""Type stubs of the native module (built from src/python/ by maturin)."""
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+class Model:
+    """A fitted ensemble. Picklable."""
+
+    def predict_raw(self, x: npt.NDArray[np.float64], n_threads: int) -> npt.NDArray[np.float64]:
+        """Raw scores of a C-contiguous (n, d) float64 matrix; shape (n,)."""
+    def importances(self, kind: str) -> npt.NDArray[np.float64]:
+        """Per-feature "gain" or "split" importance, shape (d,)."""
+    def to_json(self) -> str: ...
+    @staticmethod
+    def from_json(text: str) -> Model: ...
+    @property
+    def n_features(self) -> int: ...
+    @property
+    def n_trees(self) -> int: ...
+    @property
+    def base_score(self) -> float: ...
+    @property
+    def train_loss(self) -> list[float]: ...
+
+def fit(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    sample_weight: npt.NDArray[np.float64] | None,
+    params: dict[str, Any],
+) -> Model:
+    """Fit a model; releases the GIL; Ctrl-C raises KeyboardInterrupt."""
+
+def _panic_for_tests() -> None: ...

@@ -1,0 +1,120 @@
+"""The scikit-learn estimators: a regressor and a binary classifier."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
+
+from ._base import BaseSparseBoost
+
+
+class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
+    """Histogram gradient boosting for regression (squared error).
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of boosting rounds (one tree each).
+    learning_rate : float, default=0.1
+        Shrinkage of every leaf value, > 0.
+    max_leaves : int, default=31
+        Maximum leaves per tree (leaf-wise growth), >= 2.
+    max_depth : int or None, default=None
+        Maximum tree depth; None for no limit.
+    min_samples_leaf : int, default=20
+        Minimum training rows in a leaf.
+    min_split_fraction : float, default=0.0
+        The papers' alpha in [0, 1): a node with fewer than
+        ``alpha * n_samples`` rows is not split.
+    min_child_weight : float, default=1e-3
+        Minimum hessian sum in a leaf (LightGBM's ``min_sum_hessian_in_leaf``).
+    l2_regularization : float, default=0.0
+        L2 penalty lambda on leaf values.
+    min_gain : float, default=0.0
+        A split is made only if its gain exceeds this.
+    max_bins : int, default=255
+        Value bins per feature, in [2, 255]; NaN always gets a bin of its own.
+    subsample : float, default=1.0
+        Fraction of rows drawn (without replacement) for each tree.
+    colsample_bytree : float, default=1.0
+        Fraction of features drawn for each tree.
+    n_jobs : int or None, default=None
+        Threads: None or -1 for all cores, -2 for all but one, k > 0 for k.
+        The fitted model does not depend on it.
+    random_state : int, RandomState or None, default=None
+        Seed of the row/feature sampling and of the binning sample. The same
+        int gives the same model.
+
+    Attributes
+    ----------
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Normalised total gain per feature.
+    n_trees_ : int
+        Trees fitted.
+    train_loss_ : ndarray of shape (n_trees_,)
+        Mean training loss (mean squared error) after each tree.
+    """
+
+    _objective = "squared_error"
+
+    def _encode_target(self, y):
+        return y
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X`` (n_samples, n_features; NaN allowed) and ``y``
+        (n_samples,), with optional non-negative ``sample_weight``."""
+        return self._fit(X, y, sample_weight)
+
+    def predict(self, X):
+        """Predicted values, shape (n_samples,)."""
+        return self._raw_predict(X)
+
+
+class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
+    """Histogram gradient boosting for binary classification (log-loss).
+
+    Parameters are those of :class:`SparseBoostRegressor`. Multiclass
+    targets are not supported yet and raise ``ValueError``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The class labels; ``classes_[1]`` is the positive class.
+    """
+
+    _objective = "binary_logloss"
+
+    def _encode_target(self, y):
+        check_classification_targets(y)
+        self.classes_, encoded = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                "SparseBoostClassifier needs samples of at least 2 classes, "
+                f"but the data contains only one class: {self.classes_[0]!r}"
+            )
+        if len(self.classes_) > 2:
+            raise ValueError(
+                f"SparseBoostClassifier supports binary targets only, got {len(self.classes_)} "
+                "classes (multiclass is not implemented yet)"
+            )
+        return encoded.astype(np.float64)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X`` (n_samples, n_features; NaN allowed) and binary
+        labels ``y`` (n_samples,), with optional ``sample_weight``."""
+        return self._fit(X, y, sample_weight)
+
+    def decision_function(self, X):
+        """Logit of the positive class, shape (n_samples,)."""
+        return self._raw_predict(X)
+
+    def predict_proba(self, X):
+        """Class probabilities, shape (n_samples, 2), columns in ``classes_`` order."""
+        p = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        """Most probable class label, shape (n_samples,)."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]

@@ -1,0 +1,87 @@
+"""Saving and loading fitted estimators as JSON.
+
+File layout (version 1)::
+
+    {
+      "format": "sparseboost",
+      "version": 1,
+      "estimator": "SparseBoostRegressor" | "SparseBoostClassifier",
+      "params": {...},            # get_params(); random_state kept only if an int
+      "fitted": {
+        "n_features_in_": d,
+        "feature_names_in_": [...] | null,
+        "classes_": [...] | null  # classifier labels, in order
+      },
+      "model": {...}              # the engine's model, format "sparseboost-model"
+    }
+
+The engine's part is documented in the Rust module ``model`` (trees as flat
+node lists; ``x <= threshold`` goes left, NaN follows ``default_left``).
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+
+import numpy as np
+
+from . import _core
+from .estimators import SparseBoostClassifier, SparseBoostRegressor
+
+FORMAT = "sparseboost"
+VERSION = 1
+_CLASSES = {c.__name__: c for c in (SparseBoostRegressor, SparseBoostClassifier)}
+
+
+def _jsonable_params(estimator) -> dict:
+    params = estimator.get_params(deep=False)
+    if not isinstance(params.get("random_state"), (numbers.Integral, type(None))):
+        params["random_state"] = None  # a RandomState object cannot be written
+    return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in params.items()}
+
+
+def save_model(estimator, path) -> None:
+    """Write a fitted sparseboost estimator to ``path`` (JSON)."""
+    if not hasattr(estimator, "_model"):
+        raise ValueError("only a fitted estimator can be saved; call fit first")
+    names = getattr(estimator, "feature_names_in_", None)
+    classes = getattr(estimator, "classes_", None)
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "estimator": type(estimator).__name__,
+        "params": _jsonable_params(estimator),
+        "fitted": {
+            "n_features_in_": int(estimator.n_features_in_),
+            "feature_names_in_": None if names is None else [str(n) for n in names],
+            "classes_": None if classes is None else classes.tolist(),
+        },
+        "model": json.loads(estimator._model.to_json()),
+    }
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(document, f)
+
+
+def load_model(path):
+    """Read an estimator written by ``save_model``; it predicts exactly as
+    the saved one did."""
+    with open(path, encoding="utf-8") as f:
+        document = json.load(f)
+    if document.get("format") != FORMAT or document.get("version") != VERSION:
+        raise ValueError(
+            f"{path} is not a sparseboost model file (format {document.get('format')!r}, "
+            f"version {document.get('version')!r})"
+        )
+    cls = _CLASSES.get(document.get("estimator"))
+    if cls is None:
+        raise ValueError(f"unknown estimator {document.get('estimator')!r} in {path}")
+    estimator = cls(**document["params"])
+    fitted = document["fitted"]
+    estimator.n_features_in_ = fitted["n_features_in_"]
+    if fitted["feature_names_in_"] is not None:
+        estimator.feature_names_in_ = np.asarray(fitted["feature_names_in_"], dtype=object)
+    if fitted["classes_"] is not None:
+        estimator.classes_ = np.asarray(fitted["classes_"])
+    estimator._model = _core.Model.from_json(json.dumps(document["model"]))
+    return estimator
