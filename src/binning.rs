@@ -81,13 +81,11 @@ impl BinMapper {
     }
 
     /// The real threshold of a split that sends bins `<= bin` left:
-    /// `x <= threshold` goes left. `+inf` for the last value bin (a split
-    /// that separates the NaN rows from all others).
+    /// `x <= threshold` goes left. `f64::MAX` for the last value bin (a split
+    /// that separates the NaN rows from all others; infinite values are
+    /// rejected, and JSON has no infinity).
     pub fn threshold_of_bin(&self, bin: u8) -> f64 {
-        self.thresholds
-            .get(bin as usize)
-            .copied()
-            .unwrap_or(f64::INFINITY)
+        self.thresholds.get(bin as usize).copied().unwrap_or(f64::MAX)
     }
 }
 

@@ -3,10 +3,11 @@
 //! no leaf has a split worth making.
 
 use crate::binning::BinnedData;
-use crate::histogram::{HistLayout, Histogram};
+use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram};
+use rayon::prelude::*;
 use crate::params::BoosterParams;
 use crate::partition::partition_segment;
-use crate::split::{find_best_split, NodeStats, SplitCandidate, SplitConstraints};
+use crate::split::{best_split_of_feature, find_best_split, NodeStats, SplitCandidate, SplitConstraints};
 use crate::tree::{Node, Tree};
 
 /// Where a leaf's rows sit in [`GrownTree::rows`].
@@ -100,8 +101,15 @@ impl<'a> TreeGrower<'a> {
         };
         if self.can_split(&root) {
             let mut hist = self.take_hist();
-            self.build_hist(&mut hist, &rows, grad, hess, features);
-            self.attach_best_split(&mut root, hist, features);
+            let mut grad_buf = std::mem::take(&mut self.grad_buf);
+            let mut hess_buf = std::mem::take(&mut self.hess_buf);
+            gather(&mut grad_buf, &rows, grad);
+            gather(&mut hess_buf, &rows, hess);
+            hist.build(&self.layout, self.data, features, &rows, &grad_buf, &hess_buf);
+            let best = find_best_split(&hist, &self.layout, features, root.stats, &self.constraints);
+            self.grad_buf = grad_buf;
+            self.hess_buf = hess_buf;
+            self.attach(&mut root, hist, best);
         }
         let mut leaves = vec![root];
         while leaves.len() < self.params.max_leaves {
@@ -110,7 +118,7 @@ impl<'a> TreeGrower<'a> {
             let parent_hist = leaves[i].hist.take().expect("a leaf with a split keeps its histogram");
             let (mut left, mut right) = self.apply_split(&mut nodes, &mut rows, &leaves[i], &split);
             if leaves.len() + 1 < self.params.max_leaves {
-                self.prepare_children(&mut left, &mut right, parent_hist, &rows, grad, hess, features);
+                self.evaluate_siblings(&mut left, &mut right, parent_hist, &rows, grad, hess, features);
             } else {
                 self.pool.push(parent_hist);
             }
@@ -142,26 +150,11 @@ impl<'a> TreeGrower<'a> {
         self.pool.pop().unwrap_or_else(|| Histogram::zeros(&self.layout))
     }
 
-    /// Build `hist` over `features` from the rows of one segment.
-    fn build_hist(&mut self, hist: &mut Histogram, seg: &[u32], grad: &[f64], hess: &[f64], features: &[usize]) {
-        if seg.len() == self.data.n_rows {
-            // The whole data set in order: no gather needed.
-            hist.build(&self.layout, self.data, features, seg, grad, hess);
-            return;
-        }
-        self.grad_buf.clear();
-        self.hess_buf.clear();
-        self.grad_buf.extend(seg.iter().map(|&r| grad[r as usize]));
-        self.hess_buf.extend(seg.iter().map(|&r| hess[r as usize]));
-        hist.build(&self.layout, self.data, features, seg, &self.grad_buf, &self.hess_buf);
-    }
-
-    /// Find the leaf's best split; keep the histogram only if there is one.
-    fn attach_best_split(&mut self, leaf: &mut OpenLeaf, hist: Histogram, features: &[usize]) {
-        let best = find_best_split(&hist, &self.layout, features, leaf.stats, &self.constraints)
-            .filter(|s| s.gain > self.params.min_gain);
-        if best.is_some() {
-            leaf.best = best;
+    /// Keep `best` (if worth splitting) and the histogram it came from;
+    /// otherwise return the histogram to the pool.
+    fn attach(&mut self, leaf: &mut OpenLeaf, hist: Histogram, best: Option<SplitCandidate>) {
+        leaf.best = best.filter(|s| s.gain > self.params.min_gain);
+        if leaf.best.is_some() {
             leaf.hist = Some(hist);
         } else {
             self.pool.push(hist);
@@ -217,10 +210,13 @@ impl<'a> TreeGrower<'a> {
         )
     }
 
-    /// Histograms and best splits of two new siblings: build the smaller
-    /// child, subtract it from the parent for the larger.
+    /// Histograms and best splits of two new siblings, in one pass over the
+    /// features: build the smaller child's bins of a feature, subtract them
+    /// from the parent's to get the larger child's, and scan both while they
+    /// are in cache. (Separate passes would stream every d·256-bin histogram
+    /// through memory several times per split.)
     #[allow(clippy::too_many_arguments)]
-    fn prepare_children(
+    fn evaluate_siblings(
         &mut self,
         left: &mut OpenLeaf,
         right: &mut OpenLeaf,
@@ -241,21 +237,47 @@ impl<'a> TreeGrower<'a> {
             self.pool.push(parent_hist);
             return;
         }
-        let mut small_hist = self.take_hist();
         let seg = small.segment;
-        self.build_hist(&mut small_hist, &rows[seg.begin..seg.begin + seg.count], grad, hess, features);
-        if large_ok {
-            let mut large_hist = parent_hist;
-            large_hist.subtract(&small_hist, &self.layout, features);
-            self.attach_best_split(large, large_hist, features);
-        } else {
-            self.pool.push(parent_hist);
-        }
-        if small_ok {
-            self.attach_best_split(small, small_hist, features);
-        } else {
-            self.pool.push(small_hist);
-        }
+        let seg_rows = &rows[seg.begin..seg.begin + seg.count];
+        let mut grad_buf = std::mem::take(&mut self.grad_buf);
+        let mut hess_buf = std::mem::take(&mut self.hess_buf);
+        gather(&mut grad_buf, seg_rows, grad);
+        gather(&mut hess_buf, seg_rows, hess);
+        let mut small_hist = self.take_hist();
+        let mut large_hist = parent_hist;
+        let (data, c) = (self.data, &self.constraints);
+        let (small_stats, large_stats) = (small.stats, large.stats);
+        let (best_small, best_large) = small_hist
+            .feature_slices_mut(&self.layout, features)
+            .into_par_iter()
+            .zip(large_hist.feature_slices_mut(&self.layout, features))
+            .with_min_len(4)
+            .map(|((f, small_bins), (_, large_bins))| {
+                build_feature(small_bins, data, f, seg_rows, &grad_buf, &hess_buf);
+                let best_large = large_ok.then(|| {
+                    subtract_feature(large_bins, small_bins);
+                    best_split_of_feature(f, large_bins, large_stats, c)
+                });
+                let best_small = small_ok.then(|| best_split_of_feature(f, small_bins, small_stats, c));
+                (best_small.flatten(), best_large.flatten())
+            })
+            .reduce(|| (None, None), |a, b| (better(a.0, b.0), better(a.1, b.1)));
+        self.grad_buf = grad_buf;
+        self.hess_buf = hess_buf;
+        self.attach(small, small_hist, best_small);
+        self.attach(large, large_hist, best_large);
+    }
+}
+
+fn gather(buf: &mut Vec<f64>, rows: &[u32], values: &[f64]) {
+    buf.clear();
+    buf.extend(rows.iter().map(|&r| values[r as usize]));
+}
+
+fn better(a: Option<SplitCandidate>, b: Option<SplitCandidate>) -> Option<SplitCandidate> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(SplitCandidate::better(a, b)),
+        (a, b) => a.or(b),
     }
 }
 

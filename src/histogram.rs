@@ -57,25 +57,6 @@ pub struct Histogram {
     pub bins: Vec<HistBin>,
 }
 
-/// Split `bins` into the disjoint mutable slices of `features` (ascending).
-fn feature_slices<'a>(
-    mut bins: &'a mut [HistBin],
-    layout: &HistLayout,
-    features: &[usize],
-) -> Vec<(usize, &'a mut [HistBin])> {
-    let mut out = Vec::with_capacity(features.len());
-    let mut consumed = 0;
-    for &f in features {
-        let range = layout.range(f);
-        let (_, rest) = std::mem::take(&mut bins).split_at_mut(range.start - consumed);
-        let (mine, rest) = rest.split_at_mut(range.len());
-        out.push((f, mine));
-        bins = rest;
-        consumed = range.end;
-    }
-    out
-}
-
 impl Histogram {
     /// An all-zero histogram for `layout`.
     pub fn zeros(layout: &HistLayout) -> Self {
@@ -87,12 +68,29 @@ impl Histogram {
         &self.bins[layout.range(f)]
     }
 
-    /// Rebuild the bins of `features` (ascending) from a node's rows.
-    ///
-    /// `rows` are the node's row indices; `grad[k]`, `hess[k]` belong to
-    /// `rows[k]` (gathered beforehand so that the inner loop reads them in
-    /// order). When `rows` covers every row of `data`, it must be `0..n` in
-    /// order, and the columns are read directly.
+    /// The disjoint mutable bins of `features` (ascending), for parallel
+    /// per-feature work.
+    pub fn feature_slices_mut<'a>(
+        &'a mut self,
+        layout: &HistLayout,
+        features: &[usize],
+    ) -> Vec<(usize, &'a mut [HistBin])> {
+        let mut rest: &'a mut [HistBin] = &mut self.bins;
+        let mut out = Vec::with_capacity(features.len());
+        let mut consumed = 0;
+        for &f in features {
+            let range = layout.range(f);
+            let (_, tail) = std::mem::take(&mut rest).split_at_mut(range.start - consumed);
+            let (mine, tail) = tail.split_at_mut(range.len());
+            out.push((f, mine));
+            rest = tail;
+            consumed = range.end;
+        }
+        out
+    }
+
+    /// Rebuild the bins of `features` (ascending) from a node's rows, in
+    /// parallel over features (see [`build_feature`] for the arguments).
     pub fn build(
         &mut self,
         layout: &HistLayout,
@@ -102,36 +100,38 @@ impl Histogram {
         grad: &[f64],
         hess: &[f64],
     ) {
-        debug_assert_eq!(rows.len(), grad.len());
-        debug_assert_eq!(rows.len(), hess.len());
-        let all_rows = rows.len() == data.n_rows;
-        feature_slices(&mut self.bins, layout, features)
+        self.feature_slices_mut(layout, features)
             .into_par_iter()
             .with_min_len(4)
-            .for_each(|(f, out)| {
-                out.fill(HistBin::default());
-                let column = data.column(f);
-                if all_rows {
-                    accumulate(out, column.iter().copied(), grad, hess);
-                } else {
-                    accumulate(out, rows.iter().map(|&r| column[r as usize]), grad, hess);
-                }
-            });
+            .for_each(|(f, out)| build_feature(out, data, f, rows, grad, hess));
     }
+}
 
-    /// Turn this parent histogram into the sibling's: parent − `child`, on
-    /// `features` (ascending).
-    pub fn subtract(&mut self, child: &Histogram, layout: &HistLayout, features: &[usize]) {
-        feature_slices(&mut self.bins, layout, features)
-            .into_par_iter()
-            .with_min_len(16)
-            .for_each(|(f, out)| {
-                for (p, c) in out.iter_mut().zip(&child.bins[layout.range(f)]) {
-                    p.g -= c.g;
-                    p.h -= c.h;
-                    p.n -= c.n;
-                }
-            });
+/// Fill `out` (feature `f`'s bins) from a node's rows.
+///
+/// `rows` are the node's row indices; `grad[k]`, `hess[k]` belong to
+/// `rows[k]` (gathered beforehand so that the inner loop reads them in
+/// order). When `rows` covers every row of `data`, it must be `0..n` in
+/// order, and the column is read directly.
+pub fn build_feature(out: &mut [HistBin], data: &BinnedData, f: usize, rows: &[u32], grad: &[f64], hess: &[f64]) {
+    debug_assert_eq!(rows.len(), grad.len());
+    debug_assert_eq!(rows.len(), hess.len());
+    out.fill(HistBin::default());
+    let column = data.column(f);
+    if rows.len() == data.n_rows {
+        accumulate(out, column.iter().copied(), grad, hess);
+    } else {
+        accumulate(out, rows.iter().map(|&r| column[r as usize]), grad, hess);
+    }
+}
+
+/// Turn a parent's bins into the sibling's: `parent − child`, bin by bin.
+#[inline]
+pub fn subtract_feature(parent: &mut [HistBin], child: &[HistBin]) {
+    for (p, c) in parent.iter_mut().zip(child) {
+        p.g -= c.g;
+        p.h -= c.h;
+        p.n -= c.n;
     }
 }
 
@@ -194,7 +194,10 @@ mod tests {
         l.build(&layout, &data, &[0, 1], &left, &gather(&left, &g), &gather(&left, &h));
         let mut r = Histogram::zeros(&layout);
         r.build(&layout, &data, &[0, 1], &right, &gather(&right, &g), &gather(&right, &h));
-        parent.subtract(&l, &layout, &[0, 1]);
+        for f in 0..2 {
+            let child = l.feature(&layout, f).to_vec();
+            subtract_feature(&mut parent.bins[layout.range(f)], &child);
+        }
         for (a, b) in parent.bins.iter().zip(&r.bins) {
             assert!((a.g - b.g).abs() < 1e-12 && (a.h - b.h).abs() < 1e-12 && a.n == b.n);
         }

@@ -159,3 +159,17 @@ fn bad_inputs_are_errors_not_panics() {
     let data = TrainingData { x: &x, n_rows: 2, n_features: 2, y: &[1.0, 2.0], weights: None };
     assert_eq!(fit(&data, &params, &stop).unwrap_err(), sparseboost::SbError::Interrupted);
 }
+
+#[test]
+fn a_split_between_values_and_nan_survives_the_model_file() {
+    // y depends only on whether feature 0 is missing.
+    let n = 400;
+    let x: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { f64::NAN } else { (i % 7) as f64 }).collect();
+    let y: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { 5.0 } else { -5.0 }).collect();
+    let params = BoosterParams { n_estimators: 1, learning_rate: 1.0, max_leaves: 2, ..Default::default() };
+    let model = fit_xy(&x, 1, &y, &params);
+    let pred = predict(&model, &x, 1);
+    assert!(pred.iter().zip(&y).all(|(p, t)| (p - t).abs() < 1e-9));
+    let back = Model::from_json(&model.to_json()).unwrap();
+    assert_eq!(predict(&back, &x, 1), pred);
+}

@@ -121,7 +121,9 @@ class BaseSparseBoost(BaseEstimator):
         )
         y = self._encode_target(y)
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+            )
             sample_weight = np.ascontiguousarray(sample_weight)
         y = np.ascontiguousarray(y, dtype=np.float64)
         self._model = _core.fit(X, y, sample_weight, self._engine_params())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 from ._base import BaseSparseBoost
 
@@ -86,6 +86,11 @@ class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
 
     _objective = "binary_logloss"
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
     def _encode_target(self, y):
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
@@ -96,8 +101,9 @@ class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
             )
         if len(self.classes_) > 2:
             raise ValueError(
-                f"SparseBoostClassifier supports binary targets only, got {len(self.classes_)} "
-                "classes (multiclass is not implemented yet)"
+                "Only binary classification is supported. The type of the target is "
+                f"{type_of_target(y)} ({len(self.classes_)} classes; multiclass is not "
+                "implemented yet)."
             )
         return encoded.astype(np.float64)
 
@@ -117,4 +123,5 @@ class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
 
     def predict(self, X):
         """Most probable class label, shape (n_samples,)."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]

@@ -85,8 +85,12 @@ fn contiguous<'a, T: numpy::Element>(
     name: &str,
     a: &'a numpy::PyReadonlyArray<'_, T, impl numpy::ndarray::Dimension>,
 ) -> PyResult<&'a [T]> {
+    // as_slice() also accepts Fortran order, which would be read transposed.
+    let c_order = a.is_c_contiguous();
     a.as_slice()
-        .map_err(|_| PyValueError::new_err(format!("{name} must be a C-contiguous array")))
+        .ok()
+        .filter(|_| c_order)
+        .ok_or_else(|| PyValueError::new_err(format!("{name} must be a C-contiguous array")))
 }
 
 fn with_threads<T: Send>(n_threads: usize, work: impl FnOnce() -> T + Send) -> crate::Result<T> {

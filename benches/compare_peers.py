@@ -1,0 +1,362 @@
+"""Compare sparseboost with LightGBM, XGBoost and scikit-learn's HistGradientBoosting.
+
+What it measures, per (library, problem):
+
+* fit time: wall-clock time of a whole ``fit`` call (binning included), median of
+  ``--repeats`` fits, each on a freshly constructed estimator;
+* predict time: median time of scoring the test set (``predict`` for regression,
+  ``predict_proba`` for classification, i.e. the call whose output is scored);
+* test metric: RMSE for regression (lower is better), ROC AUC for classification
+  (higher is better);
+* peak fit memory: peak RSS of the process after the fits (``ru_maxrss``) minus the
+  RSS just before the first fit, once the data is loaded. The total peak is reported
+  too.
+
+Every library is configured the same way: 100 trees, at most 31 leaves, 255 bins,
+learning rate 0.1, 2 threads, at least 20 samples per leaf, no row or column
+subsampling, no L2 regularisation. Each (library, problem) runs in its own
+subprocess so that the peak RSS belongs to that library alone; data is generated
+(or loaded) inside the subprocess from a fixed seed, so every library sees the same
+data. Ratios in the tables are "library / LightGBM": for time, memory and RMSE
+below 1 is better, for AUC above 1 is better.
+
+Problems: the synthetic problem of ``sparseboost.datasets.make_synthetic``
+(y = 2 x1 - 3 * 2**x2 + log2(1 + x3) + N(0, 1), iid U[0, 1] features) at
+100000 x 100 and 6000 x 5000, for regression and classification (y > median).
+The test set is a separate draw (seed 1) of 20% of the training size, at most
+20000 rows. ``--datasets lightgbm_binary,cal_housing`` adds real data sets from
+``../shared/data`` relative to the project root.
+
+Run from the project root (needs ``pip install lightgbm xgboost``, the project's
+``bench`` extra, plus an installed sparseboost; without it sparseboost rows read
+"unavailable")::
+
+    python benches/compare_peers.py                       # full run, ~minutes
+    python benches/compare_peers.py --quick               # smoke run, seconds
+    python benches/compare_peers.py --libs lightgbm,xgboost --shapes 6000x5000 --repeats 1
+    python benches/compare_peers.py --datasets lightgbm_binary,cal_housing
+
+Results are printed as one table per problem and written as JSON to
+``benches/results/compare_peers.json`` (``compare_peers_quick.json`` for ``--quick``;
+see ``--output``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import json
+import os
+import platform
+import resource
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+BENCH_DIR = Path(__file__).resolve().parent
+PROJECT_ROOT = BENCH_DIR.parent
+DATA_DIR = PROJECT_ROOT.parent / "shared" / "data"
+LIBS = ("sparseboost", "lightgbm", "xgboost", "sklearn")
+REAL_DATASETS = {"lightgbm_binary": "classification", "cal_housing": "regression"}
+N_TREES, N_LEAVES, N_BINS, LEARNING_RATE, N_THREADS, MIN_LEAF = 100, 31, 255, 0.1, 2, 20
+SEED, TEST_SEED = 0, 1
+
+
+# ---------------------------------------------------------------- data (worker side)
+
+
+def load_make_synthetic():
+    """Load ``make_synthetic`` straight from the source tree.
+
+    Loading by path (datasets.py needs only numpy) gives every library the same
+    generator without importing the sparseboost package, whose memory would
+    otherwise be counted against the other libraries, and works before it is built.
+    """
+    path = PROJECT_ROOT / "python" / "sparseboost" / "datasets.py"
+    spec = importlib.util.spec_from_file_location("_sb_datasets", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.make_synthetic
+
+
+def load_problem(problem):
+    """Return ``(task, X_train, y_train, X_test, y_test)`` for a problem id.
+
+    Ids are ``synthetic-<task>-<n>x<p>`` or the name of a real data set.
+    """
+    if problem.startswith("synthetic-"):
+        _, task, shape = problem.split("-")
+        n, p = (int(s) for s in shape.split("x"))
+        make_synthetic = load_make_synthetic()
+        X, y = make_synthetic(n, p, task=task, random_state=SEED)
+        # A separate draw with another seed: same distribution, unseen rows.
+        X_test, y_test = make_synthetic(min(max(n // 5, 1), 20000), p, task=task,
+                                        random_state=TEST_SEED)
+        return task, X, y, X_test, y_test
+    if problem == "lightgbm_binary":
+        train = np.loadtxt(DATA_DIR / "lightgbm_binary" / "binary.train", delimiter="\t")
+        test = np.loadtxt(DATA_DIR / "lightgbm_binary" / "binary.test", delimiter="\t")
+        return "classification", train[:, 1:], train[:, 0], test[:, 1:], test[:, 0]
+    if problem == "cal_housing":
+        import pandas as pd
+        from scipy.io import arff
+        from sklearn.model_selection import train_test_split
+
+        df = pd.DataFrame(arff.loadarff(DATA_DIR / "cal_housing" / "cal_housing.arff")[0])
+        y = df.pop("medianHouseValue").to_numpy(np.float64)
+        X = df.to_numpy(np.float64)
+        X, X_test, y, y_test = train_test_split(X, y, test_size=0.2, random_state=SEED)
+        return "regression", X, y, X_test, y_test
+    raise ValueError(f"unknown problem {problem!r}")
+
+
+# ---------------------------------------------------------------- estimators (worker side)
+
+
+def make_estimator_factory(lib, task):
+    """Return ``(factory, version)``; ``factory()`` builds an unfitted estimator.
+
+    Imports happen here, before the baseline RSS is taken, so that the library's
+    own import footprint is not counted as fit memory.
+    """
+    clf = task == "classification"
+    if lib == "sparseboost":
+        import sparseboost as sb
+
+        cls = sb.SparseBoostClassifier if clf else sb.SparseBoostRegressor
+        params = {"n_estimators": N_TREES, "learning_rate": LEARNING_RATE, "max_leaves": N_LEAVES,
+                  "max_bins": N_BINS, "min_samples_leaf": MIN_LEAF, "n_jobs": N_THREADS,
+                  "random_state": SEED}
+        return (lambda: cls(**params)), sb.__version__
+    if lib == "lightgbm":
+        import lightgbm as lgb
+
+        cls = lgb.LGBMClassifier if clf else lgb.LGBMRegressor
+        params = {"n_estimators": N_TREES, "learning_rate": LEARNING_RATE, "num_leaves": N_LEAVES,
+                  "max_bin": N_BINS, "min_child_samples": MIN_LEAF, "n_jobs": N_THREADS,
+                  "subsample": 1.0, "colsample_bytree": 1.0, "random_state": SEED,
+                  "verbose": -1}
+        return (lambda: cls(**params)), lgb.__version__
+    if lib == "xgboost":
+        import xgboost as xgb
+
+        cls = xgb.XGBClassifier if clf else xgb.XGBRegressor
+        # XGBoost has no "min samples per leaf"; its min_child_weight is a hessian
+        # sum, set to LightGBM's default min_sum_hessian_in_leaf. reg_lambda=0
+        # makes its gain the plain Newton gain used by the other libraries.
+        # lossguide + max_depth=0 grows leaf-wise like LightGBM.
+        params = {"n_estimators": N_TREES, "learning_rate": LEARNING_RATE, "tree_method": "hist",
+                  "grow_policy": "lossguide", "max_leaves": N_LEAVES, "max_depth": 0,
+                  "max_bin": N_BINS, "min_child_weight": 1e-3, "reg_lambda": 0.0,
+                  "subsample": 1.0, "colsample_bytree": 1.0, "n_jobs": N_THREADS,
+                  "random_state": SEED}
+        return (lambda: cls(**params)), xgb.__version__
+    if lib == "sklearn":
+        import sklearn
+        from sklearn.ensemble import HistGradientBoostingClassifier as HGBC
+        from sklearn.ensemble import HistGradientBoostingRegressor as HGBR
+
+        cls = HGBC if clf else HGBR
+        params = {"max_iter": N_TREES, "learning_rate": LEARNING_RATE, "max_leaf_nodes": N_LEAVES,
+                  "max_bins": N_BINS, "min_samples_leaf": MIN_LEAF, "early_stopping": False,
+                  "random_state": SEED}
+        return (lambda: cls(**params)), sklearn.__version__
+    raise ValueError(f"unknown library {lib!r}")
+
+
+def thread_limit(lib):
+    """Context that caps scikit-learn's OpenMP pool (HGB has no n_jobs)."""
+    if lib == "sklearn":
+        from threadpoolctl import threadpool_limits
+
+        return threadpool_limits(limits=N_THREADS)
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
+def score(task, model, X_test, y_test):
+    """Time-able scoring call plus metric: RMSE or ROC AUC."""
+    from sklearn.metrics import roc_auc_score
+
+    if task == "classification":
+        return roc_auc_score(y_test, model.predict_proba(X_test)[:, 1])
+    return float(np.sqrt(np.mean((model.predict(X_test) - y_test) ** 2)))
+
+
+def run_worker(lib, problem, repeats):
+    """Measure one (library, problem) pair in this process; return a result dict."""
+    import psutil
+
+    mib = 1024.0 * 1024.0
+    try:
+        task, X, y, X_test, y_test = load_problem(problem)
+        factory, version = make_estimator_factory(lib, task)
+    except ImportError as exc:
+        return {"status": "unavailable", "error": f"{type(exc).__name__}: {exc}"}
+    gc.collect()
+    rss_before = psutil.Process().memory_info().rss / mib
+    # ru_maxrss is KiB on Linux; kept to show whether loading set the peak instead.
+    maxrss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+    fit_times, predict_times, model = [], [], None
+    with thread_limit(lib):
+        for _ in range(repeats):
+            model = None  # free the previous model so the peak reflects a single fit
+            gc.collect()
+            model = factory()
+            t0 = time.perf_counter()
+            model.fit(X, y)
+            fit_times.append(time.perf_counter() - t0)
+        peak_total = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            metric = score(task, model, X_test, y_test)
+            predict_times.append(time.perf_counter() - t0)
+    return {
+        "status": "ok", "version": version, "task": task, "load_average": os.getloadavg()[0],
+        "n_train": int(X.shape[0]), "n_test": int(X_test.shape[0]), "n_features": int(X.shape[1]),
+        "fit_s": statistics.median(fit_times), "fit_times_s": fit_times,
+        "predict_s": statistics.median(predict_times), "predict_times_s": predict_times,
+        "metric_name": "auc" if task == "classification" else "rmse", "metric": metric,
+        "rss_before_fit_mib": rss_before, "maxrss_before_fit_mib": maxrss_before,
+        "peak_total_mib": peak_total, "peak_fit_mib": peak_total - rss_before,
+    }
+
+
+# ---------------------------------------------------------------- driver (parent side)
+
+
+def run_in_subprocess(lib, problem, repeats, timeout):
+    """Run one worker in a fresh interpreter; its last stdout line is the JSON result."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", lib, problem,
+           "--repeats", str(repeats)]
+    try:
+        proc = subprocess.run(cmd, check=False, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": "failed", "error": f"timeout after {timeout} s"}
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        tail = proc.stderr.strip().splitlines()[-3:]
+        return {"status": "failed", "error": f"exit {proc.returncode}: " + " | ".join(tail)}
+    return json.loads(lines[-1])
+
+
+def ratio(value, reference):
+    if value is None or reference in (None, 0):
+        return "-"
+    return f"{value / reference:.2f}"
+
+
+def format_table(problem, results):
+    """Aligned plain-text table for one problem; ratios are relative to LightGBM."""
+    ref = results.get("lightgbm", {})
+    ref = ref if ref.get("status") == "ok" else {}
+    ok = [r for r in results.values() if r.get("status") == "ok"]
+    metric_name = ok[0]["metric_name"].upper() if ok else "metric"
+    header = ["library", "fit s", "fit/lgb", "predict s", "pred/lgb",
+              metric_name, f"{metric_name}/lgb", "fit MiB", "mem/lgb", "peak MiB"]
+    rows = []
+    for lib, r in results.items():
+        if r.get("status") != "ok":
+            rows.append([lib, r.get("status", "?")] + [""] * (len(header) - 2))
+            continue
+        rows.append([lib, f"{r['fit_s']:.3f}", ratio(r["fit_s"], ref.get("fit_s")),
+                     f"{r['predict_s']:.4f}", ratio(r["predict_s"], ref.get("predict_s")),
+                     f"{r['metric']:.4f}", ratio(r["metric"], ref.get("metric")),
+                     f"{r['peak_fit_mib']:.0f}", ratio(r["peak_fit_mib"], ref.get("peak_fit_mib")),
+                     f"{r['peak_total_mib']:.0f}"])
+    widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
+
+    def fmt(row):  # library name left-aligned, numbers right-aligned
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(row, widths)))
+
+    shape = f"{ok[0]['n_train']} x {ok[0]['n_features']}, {ok[0]['n_test']} test rows" if ok else ""
+    lines = [f"== {problem} ({shape})", fmt(header), fmt(["-" * w for w in widths])]
+    lines += [fmt(row) for row in rows]
+    errors = [f"   {lib}: {r['error']}" for lib, r in results.items() if r.get("error")]
+    return "\n".join(lines + errors)
+
+
+def problem_ids(args):
+    """Synthetic problems (task x shape) followed by the requested real data sets."""
+    ids = [f"synthetic-{task}-{shape}" for shape in args.shapes for task in args.tasks]
+    for name in args.datasets:
+        if name not in REAL_DATASETS:
+            raise SystemExit(f"unknown dataset {name!r}; choose from {sorted(REAL_DATASETS)}")
+        ids.append(name)
+    return ids
+
+
+def csv_list(text):
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--libs", type=csv_list, default=list(LIBS))
+    p.add_argument("--tasks", type=csv_list, default=["regression", "classification"])
+    p.add_argument("--shapes", type=csv_list, default=["100000x100", "6000x5000"])
+    p.add_argument("--datasets", type=csv_list, default=[],
+                   help=f"real data sets to add: {','.join(REAL_DATASETS)}")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--quick", action="store_true", help="smoke run: 5000x20, 1 repeat")
+    p.add_argument("--timeout", type=float, default=3600.0, help="seconds per worker")
+    p.add_argument("--output", type=Path, default=None,
+                   help="JSON file (default benches/results/compare_peers[_quick].json)")
+    p.add_argument("--worker", nargs=2, metavar=("LIB", "PROBLEM"), help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.quick:
+        args.shapes, args.repeats = ["5000x20"], 1
+    if args.output is None:  # a smoke run must not overwrite the real results
+        name = "compare_peers_quick.json" if args.quick else "compare_peers.json"
+        args.output = BENCH_DIR / "results" / name
+    for lib in args.libs:
+        if lib not in LIBS:
+            p.error(f"unknown library {lib!r}; choose from {','.join(LIBS)}")
+    if args.repeats < 1:
+        p.error("--repeats must be >= 1")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.worker:
+        print(json.dumps(run_worker(*args.worker, args.repeats)))
+        return
+    command = shlex.join(getattr(sys, "orig_argv", [sys.executable] + sys.argv))
+    print(f"$ {command}")
+    print(f"# {platform.platform()}, {os.cpu_count()} CPUs, python {platform.python_version()},"
+          f" {args.repeats} repeat(s), {N_THREADS} threads, {N_TREES} trees, {N_LEAVES} leaves,"
+          f" {N_BINS} bins", flush=True)
+    # Other busy processes ruin OpenMP timings (spinning threads lose their core), so
+    # record the load the run started under.
+    load = os.getloadavg()[0]
+    print(f"# load average at start: {load:.2f}"
+          + ("  (WARNING: machine busy, timings unreliable)" if load > 0.5 else "") + "\n")
+    report = {"command": command, "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+              "platform": platform.platform(), "cpu_count": os.cpu_count(),
+              "repeats": args.repeats, "load_average_at_start": load,
+              "problems": {}}
+    for problem in problem_ids(args):
+        results = {}
+        for lib in args.libs:
+            print(f"  running {lib} on {problem} ...", file=sys.stderr, flush=True)
+            results[lib] = run_in_subprocess(lib, problem, args.repeats, args.timeout)
+        report["problems"][problem] = results
+        print(format_table(problem, results) + "\n", flush=True)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"results written to {args.output}")
+
+
+if __name__ == "__main__":
+    main()
