@@ -1,0 +1,96 @@
+"""Behaviour of the fitted boosters: planted signals are found, steps are
+fitted exactly, results do not depend on the thread count, and the training
+loss goes down."""
+
+import numpy as np
+import pytest
+
+from sparseboost import SparseBoostClassifier, SparseBoostRegressor
+from tests.conftest import rmse
+
+
+def test_planted_features_carry_the_importance(synthetic_regression):
+    X, y, X_test, y_test = synthetic_regression
+    model = SparseBoostRegressor(n_estimators=100, random_state=0).fit(X, y)
+    top3 = set(np.argsort(-model.feature_importances_)[:3])
+    assert top3 == {0, 1, 2}
+    # y's noise has sd 1, so a good model's test RMSE is close to 1.
+    assert rmse(model.predict(X_test), y_test) < 1.1
+    assert rmse(np.full_like(y_test, y.mean()), y_test) > 1.2
+
+
+def test_step_function_is_fitted_exactly_with_one_tree():
+    rng = np.random.default_rng(0)
+    X = np.floor(rng.random((1000, 4)) * 10) / 10  # 10 distinct values per feature
+    y = np.where(X[:, 2] > 0.45, 3.0, -1.0)
+    model = SparseBoostRegressor(
+        n_estimators=1, learning_rate=1.0, max_leaves=2, min_samples_leaf=1
+    ).fit(X, y)
+    np.testing.assert_allclose(model.predict(X), y, atol=1e-12)
+    assert model.get_feature_importance("split").tolist() == [0, 0, 1, 0]
+
+
+def test_same_random_state_same_model_whatever_the_thread_count(synthetic_classification):
+    X, y, X_test, _ = synthetic_classification
+    params = dict(n_estimators=30, subsample=0.7, colsample_bytree=0.6, random_state=7)
+    one = SparseBoostClassifier(n_jobs=1, **params).fit(X, y)
+    two = SparseBoostClassifier(n_jobs=2, **params).fit(X, y)
+    assert one._model.to_json() == two._model.to_json()
+    np.testing.assert_array_equal(one.predict_proba(X_test), two.predict_proba(X_test))
+    other = SparseBoostClassifier(n_jobs=2, **{**params, "random_state": 8}).fit(X, y)
+    assert other._model.to_json() != one._model.to_json()
+
+
+def test_training_loss_decreases_and_classifier_is_calibrated(synthetic_classification):
+    X, y, X_test, y_test = synthetic_classification
+    model = SparseBoostClassifier(n_estimators=50, random_state=0).fit(X, y)
+    loss = model.train_loss_
+    assert len(loss) == model.n_trees_ == 50
+    assert np.all(np.diff(loss) < 0)
+    proba = model.predict_proba(X_test)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    # The noise makes about a quarter of the labels unpredictable.
+    assert model.score(X_test, y_test) > 0.7
+    # predict agrees with the probabilities
+    np.testing.assert_array_equal(model.predict(X_test), model.classes_[(proba[:, 1] > 0.5).astype(int)])
+
+
+def test_string_labels_and_sample_weights():
+    rng = np.random.default_rng(1)
+    X = rng.random((600, 3))
+    y = np.where(X[:, 0] > 0.5, "spam", "ham")
+    model = SparseBoostClassifier(n_estimators=20, random_state=0).fit(X, y)
+    assert list(model.classes_) == ["ham", "spam"]
+    assert (model.predict(X) == y).mean() > 0.95
+    # Zero weight on the rows with x0 > 0.5 leaves only "ham" rows to learn from.
+    w = np.where(X[:, 0] > 0.5, 0.0, 1.0)
+    reg = SparseBoostRegressor(n_estimators=20, random_state=0)
+    y_num = np.where(X[:, 0] > 0.5, 100.0, 0.0)
+    np.testing.assert_allclose(reg.fit(X, y_num, sample_weight=w).predict(X), 0.0, atol=1e-9)
+
+
+def test_missing_values_follow_the_learned_direction():
+    rng = np.random.default_rng(2)
+    X = rng.random((2000, 2))
+    missing = rng.random(2000) < 0.3
+    X[missing, 0] = np.nan
+    y = np.where(missing, 10.0, X[:, 1])
+    model = SparseBoostRegressor(n_estimators=50, random_state=0).fit(X, y)
+    X_new = np.array([[np.nan, 0.5], [0.3, 0.5]])
+    pred = model.predict(X_new)
+    assert pred[0] == pytest.approx(10.0, abs=0.5)
+    assert pred[1] == pytest.approx(0.5, abs=0.5)
+
+
+def test_max_depth_and_max_leaves_bound_the_trees(synthetic_regression):
+    X, y, _, _ = synthetic_regression
+    import json
+
+    model = SparseBoostRegressor(n_estimators=5, max_leaves=8, max_depth=2).fit(X, y)
+    trees = json.loads(model._model.to_json())["trees"]
+    for tree in trees:
+        leaves = [n for n in tree["nodes"] if n["is_leaf"]]
+        assert len(leaves) <= 4  # depth 2 allows at most 4 leaves
+    model = SparseBoostRegressor(n_estimators=5, max_leaves=5).fit(X, y)
+    trees = json.loads(model._model.to_json())["trees"]
+    assert max(sum(n["is_leaf"] for n in t["nodes"]) for t in trees) == 5

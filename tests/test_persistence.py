@@ -1,0 +1,70 @@
+"""save_model/load_model and pickle give back identical predictions."""
+
+import json
+import pickle
+
+import numpy as np
+import pytest
+
+import sparseboost
+from sparseboost import SparseBoostClassifier, SparseBoostRegressor
+
+
+@pytest.fixture(params=["regressor", "classifier"])
+def fitted(request, synthetic_regression):
+    X, y, X_test, _ = synthetic_regression
+    X = X.copy()
+    X[::5, 3] = np.nan
+    if request.param == "regressor":
+        model = SparseBoostRegressor(n_estimators=20, random_state=0).fit(X, y)
+    else:
+        labels = np.where(y > np.median(y), "high", "low")
+        model = SparseBoostClassifier(n_estimators=20, random_state=0).fit(X, labels)
+    return model, X_test
+
+
+def outputs(model, X):
+    if hasattr(model, "predict_proba"):
+        return model.predict_proba(X)
+    return model.predict(X)
+
+
+def test_save_and_load_give_identical_predictions(fitted, tmp_path):
+    model, X_test = fitted
+    path = tmp_path / "model.json"
+    model.save_model(path)
+    loaded = sparseboost.load_model(path)
+    assert type(loaded) is type(model)
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(outputs(loaded, X_test), outputs(model, X_test))
+    np.testing.assert_array_equal(loaded.predict(X_test), model.predict(X_test))
+    np.testing.assert_array_equal(loaded.feature_importances_, model.feature_importances_)
+    document = json.loads(path.read_text())
+    assert document["format"] == "sparseboost" and document["model"]["format"] == "sparseboost-model"
+
+
+def test_pickle_gives_identical_predictions(fitted):
+    model, X_test = fitted
+    clone = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(outputs(clone, X_test), outputs(model, X_test))
+    engine = pickle.loads(pickle.dumps(model._model))
+    assert engine.to_json() == model._model.to_json()
+
+
+def test_feature_names_survive_a_save(tmp_path, synthetic_regression):
+    pd = pytest.importorskip("pandas")
+    X, y, _, _ = synthetic_regression
+    frame = pd.DataFrame(X, columns=[f"col{j}" for j in range(X.shape[1])])
+    model = SparseBoostRegressor(n_estimators=5).fit(frame, y)
+    model.save_model(tmp_path / "m.json")
+    loaded = sparseboost.load_model(tmp_path / "m.json")
+    assert list(loaded.feature_names_in_) == list(model.feature_names_in_)
+
+
+def test_unfitted_or_foreign_files_are_rejected(tmp_path):
+    with pytest.raises(ValueError, match="fitted"):
+        SparseBoostRegressor().save_model(tmp_path / "x.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "lightgbm"}))
+    with pytest.raises(ValueError, match="not a sparseboost model"):
+        sparseboost.load_model(bad)
