@@ -119,33 +119,45 @@ pub fn best_split_of_feature(
     }
     let missing = NodeStats::default().add(&bins[n_value_bins]);
     let parent_score = parent.score(c.l2);
+    let min_n = c.min_samples_leaf;
     let mut best: Option<SplitCandidate> = None;
-    let mut consider = |bin: usize, left: NodeStats, default_left: bool| {
-        let right = parent.minus(left);
-        if !c.allows(&left) || !c.allows(&right) {
-            return;
-        }
-        let gain = left.score(c.l2) + right.score(c.l2) - parent_score;
-        if best.is_none_or(|b| gain > b.gain) {
-            best = Some(SplitCandidate { feature, bin: bin as u8, default_left, gain, left, right });
+    // Scan thresholds left to right. An empty bin repeats the previous
+    // candidate (same children), so it is skipped; once the right child is
+    // too small it only gets smaller, so the scan stops.
+    let mut scan = |bins: &[HistBin], start: NodeStats, default_left: Option<bool>| {
+        let mut left = start;
+        for (b, bin) in bins.iter().enumerate() {
+            if bin.n == 0 {
+                continue;
+            }
+            left = left.add(bin);
+            if left.n < min_n {
+                continue;
+            }
+            let right = parent.minus(left);
+            if right.n < min_n {
+                break;
+            }
+            if !c.allows(&left) || !c.allows(&right) {
+                continue;
+            }
+            let gain = left.score(c.l2) + right.score(c.l2) - parent_score;
+            if best.is_none_or(|s| gain > s.gain) {
+                // Without NaN rows in the node, NaN (at prediction) follows
+                // the larger child.
+                let default_left = default_left.unwrap_or(left.n >= right.n);
+                best = Some(SplitCandidate { feature, bin: b as u8, default_left, gain, left, right });
+            }
         }
     };
-    // NaN rows to the right; with NaN rows present, the last threshold
-    // separates "all values" from "NaN".
-    let last = if missing.n > 0 { n_value_bins } else { n_value_bins - 1 };
-    let mut left = NodeStats::default();
-    for (b, bin) in bins[..last].iter().enumerate() {
-        left = left.add(bin);
-        let default_left = missing.n == 0 && left.n >= parent.n - left.n;
-        consider(b, left, default_left);
-    }
-    // NaN rows to the left.
     if missing.n > 0 {
-        let mut left = missing;
-        for (b, bin) in bins[..n_value_bins - 1].iter().enumerate() {
-            left = left.add(bin);
-            consider(b, left, true);
-        }
+        // NaN rows to the right; the last threshold separates "all values"
+        // from "NaN".
+        scan(&bins[..n_value_bins], NodeStats::default(), Some(false));
+        // NaN rows to the left.
+        scan(&bins[..n_value_bins - 1], missing, Some(true));
+    } else {
+        scan(&bins[..n_value_bins - 1], NodeStats::default(), None);
     }
     best
 }
@@ -208,6 +220,54 @@ mod tests {
         let parent = NodeStats { g: 0.0, h: 6.0, n: 6 };
         let c = SplitConstraints { min_samples_leaf: 2, ..loose() };
         assert!(best_split_of_feature(0, &bins, parent, &c).is_none());
+    }
+
+    /// Every (threshold, NaN direction) pair, evaluated without shortcuts.
+    fn brute_force(bins: &[HistBin], parent: NodeStats, c: &SplitConstraints) -> Option<f64> {
+        let nb = bins.len() - 1;
+        let mut best: Option<f64> = None;
+        for b in 0..nb {
+            let values = bins[..=b].iter().fold(NodeStats::default(), |s, x| s.add(x));
+            for left in [values, values.add(&bins[nb])] {
+                let right = parent.minus(left);
+                if c.allows(&left) && c.allows(&right) {
+                    let gain = left.score(c.l2) + right.score(c.l2) - parent.score(c.l2);
+                    best = Some(best.map_or(gain, |g: f64| g.max(gain)));
+                }
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn scan_with_shortcuts_matches_brute_force() {
+        let mut rng = crate::rng::Rng::new(42);
+        for case in 0..500 {
+            let nb = 2 + rng.below(30);
+            let mut bins: Vec<HistBin> = (0..=nb)
+                .map(|_| {
+                    let n = if rng.next_f64() < 0.4 { 0 } else { rng.below(20) as u32 };
+                    let h = n as f64 * (0.1 + rng.next_f64());
+                    HistBin { g: (rng.next_f64() - 0.5) * 10.0 * n as f64, h, n }
+                })
+                .collect();
+            if case % 3 == 0 {
+                bins[nb] = HistBin::default(); // no NaN rows
+            }
+            let parent = bins.iter().fold(NodeStats::default(), |s, x| s.add(x));
+            let c = SplitConstraints {
+                min_samples_leaf: 1 + rng.below(10) as u32,
+                min_child_weight: 1e-3,
+                l2: rng.next_f64(),
+            };
+            let fast = best_split_of_feature(0, &bins, parent, &c).map(|s| s.gain);
+            let slow = brute_force(&bins, parent, &c);
+            match (fast, slow) {
+                (None, None) => {}
+                (Some(a), Some(b)) => assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "case {case}: {a} vs {b}"),
+                other => panic!("case {case}: {other:?}"),
+            }
+        }
     }
 
     #[test]

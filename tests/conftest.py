@@ -1,7 +1,6 @@
 """Small data sets shared by the tests (made here, so a fresh checkout
 needs nothing else)."""
 
-import numpy as np
 import pytest
 
 from sparseboost.datasets import make_synthetic
@@ -19,7 +18,3 @@ def synthetic_classification():
     X, y = make_synthetic(3000, 20, task="classification", random_state=0)
     X_test, y_test = make_synthetic(2000, 20, task="classification", random_state=1)
     return X, y, X_test, y_test
-
-
-def rmse(a, b):
-    return float(np.sqrt(np.mean((np.asarray(a) - np.asarray(b)) ** 2)))

@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 
 from sparseboost import SparseBoostClassifier, SparseBoostRegressor
-from tests.conftest import rmse
+
+
+def rmse(a, b):
+    return float(np.sqrt(np.mean((np.asarray(a) - np.asarray(b)) ** 2)))
 
 
 def test_planted_features_carry_the_importance(synthetic_regression):
