@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sparseboost::binning::{bin_matrix, BinnedData};
-use sparseboost::histogram::{HistLayout, Histogram};
+use sparseboost::histogram::{Hessians, HistLayout, Histogram};
 use sparseboost::rng::Rng;
 use sparseboost::split::{find_best_split, NodeStats, SplitConstraints};
 use std::hint::black_box;
@@ -52,7 +52,7 @@ fn histogram(c: &mut Criterion) {
         group.throughput(Throughput::Elements((rows.len() * d) as u64));
         let id = format!("{n}x{d}/rows={}", rows.len());
         group.bench_function(BenchmarkId::from_parameter(id), |b| {
-            b.iter(|| hist.build(&layout, &data, &features, black_box(&rows), &grad, &hess))
+            b.iter(|| hist.build(&layout, &data, &features, black_box(&rows), &grad, Hessians::PerRow(&hess)))
         });
     }
     group.finish();
@@ -67,7 +67,7 @@ fn split_finding(c: &mut Criterion) {
         let features: Vec<usize> = (0..d).collect();
         let (rows, grad, hess) = node(n, stride);
         let mut hist = Histogram::zeros(&layout);
-        hist.build(&layout, &data, &features, &rows, &grad, &hess);
+        hist.build(&layout, &data, &features, &rows, &grad, Hessians::PerRow(&hess));
         let parent = NodeStats::from_slices(&grad, &hess);
         let constraints = SplitConstraints { min_samples_leaf: 20, min_child_weight: 1e-3, l2: 0.0 };
         group.throughput(Throughput::Elements(layout.total_bins() as u64));

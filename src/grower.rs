@@ -3,7 +3,7 @@
 //! no leaf has a split worth making.
 
 use crate::binning::BinnedData;
-use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram};
+use crate::histogram::{build_feature, subtract_feature, Hessians, HistLayout, Histogram};
 use rayon::prelude::*;
 use crate::params::BoosterParams;
 use crate::partition::partition_segment;
@@ -58,6 +58,8 @@ pub struct TreeGrower<'a> {
     pool: Vec<Histogram>,
     grad_buf: Vec<f64>,
     hess_buf: Vec<f64>,
+    /// The hessian of every row, when all are equal (set per tree).
+    constant_hess: Option<f64>,
 }
 
 impl<'a> TreeGrower<'a> {
@@ -76,6 +78,7 @@ impl<'a> TreeGrower<'a> {
             pool: Vec::new(),
             grad_buf: Vec::new(),
             hess_buf: Vec::new(),
+            constant_hess: None,
         }
     }
 
@@ -99,13 +102,15 @@ impl<'a> TreeGrower<'a> {
             hist: None,
             best: None,
         };
+        // Squared error without weights: every hessian is the same.
+        self.constant_hess = hess.iter().all(|&h| h == hess[0]).then(|| hess[0]);
         if self.can_split(&root) {
             let mut hist = self.take_hist();
             let mut grad_buf = std::mem::take(&mut self.grad_buf);
             let mut hess_buf = std::mem::take(&mut self.hess_buf);
             gather(&mut grad_buf, &rows, grad);
-            gather(&mut hess_buf, &rows, hess);
-            hist.build(&self.layout, self.data, features, &rows, &grad_buf, &hess_buf);
+            let node_hess = self.node_hessians(&mut hess_buf, &rows, hess);
+            hist.build(&self.layout, self.data, features, &rows, &grad_buf, node_hess);
             let best = find_best_split(&hist, &self.layout, features, root.stats, &self.constraints);
             self.grad_buf = grad_buf;
             self.hess_buf = hess_buf;
@@ -148,6 +153,17 @@ impl<'a> TreeGrower<'a> {
 
     fn take_hist(&mut self) -> Histogram {
         self.pool.pop().unwrap_or_else(|| Histogram::zeros(&self.layout))
+    }
+
+    /// The hessians of `rows`: the constant, or gathered into `buf`.
+    fn node_hessians<'b>(&self, buf: &'b mut Vec<f64>, rows: &[u32], hess: &[f64]) -> Hessians<'b> {
+        match self.constant_hess {
+            Some(h) => Hessians::Constant(h),
+            None => {
+                gather(buf, rows, hess);
+                Hessians::PerRow(buf)
+            }
+        }
     }
 
     /// Keep `best` (if worth splitting) and the histogram it came from;
@@ -242,7 +258,7 @@ impl<'a> TreeGrower<'a> {
         let mut grad_buf = std::mem::take(&mut self.grad_buf);
         let mut hess_buf = std::mem::take(&mut self.hess_buf);
         gather(&mut grad_buf, seg_rows, grad);
-        gather(&mut hess_buf, seg_rows, hess);
+        let node_hess = self.node_hessians(&mut hess_buf, seg_rows, hess);
         let mut small_hist = self.take_hist();
         let mut large_hist = parent_hist;
         let (data, c) = (self.data, &self.constraints);
@@ -253,7 +269,7 @@ impl<'a> TreeGrower<'a> {
             .zip(large_hist.feature_slices_mut(&self.layout, features))
             .with_min_len(4)
             .map(|((f, small_bins), (_, large_bins))| {
-                build_feature(small_bins, data, f, seg_rows, &grad_buf, &hess_buf);
+                build_feature(small_bins, data, f, seg_rows, &grad_buf, node_hess);
                 let best_large = large_ok.then(|| {
                     subtract_feature(large_bins, small_bins);
                     best_split_of_feature(f, large_bins, large_stats, c)

@@ -98,7 +98,7 @@ impl Histogram {
         features: &[usize],
         rows: &[u32],
         grad: &[f64],
-        hess: &[f64],
+        hess: Hessians,
     ) {
         self.feature_slices_mut(layout, features)
             .into_par_iter()
@@ -107,21 +107,55 @@ impl Histogram {
     }
 }
 
+/// The hessians of a node's rows.
+#[derive(Debug, Clone, Copy)]
+pub enum Hessians<'a> {
+    /// Every row has this hessian (squared error without weights): bins
+    /// then only sum gradients and counts, and `h = count × value`.
+    Constant(f64),
+    /// One hessian per row, in the order of the node's rows.
+    PerRow(&'a [f64]),
+}
+
 /// Fill `out` (feature `f`'s bins) from a node's rows.
 ///
-/// `rows` are the node's row indices; `grad[k]`, `hess[k]` belong to
-/// `rows[k]` (gathered beforehand so that the inner loop reads them in
-/// order). When `rows` covers every row of `data`, it must be `0..n` in
+/// `rows` are the node's row indices; `grad[k]` (and the k-th hessian)
+/// belong to `rows[k]` (gathered beforehand so that the inner loop reads them
+/// in order). When `rows` covers every row of `data`, it must be `0..n` in
 /// order, and the column is read directly.
-pub fn build_feature(out: &mut [HistBin], data: &BinnedData, f: usize, rows: &[u32], grad: &[f64], hess: &[f64]) {
+pub fn build_feature(out: &mut [HistBin], data: &BinnedData, f: usize, rows: &[u32], grad: &[f64], hess: Hessians) {
     debug_assert_eq!(rows.len(), grad.len());
-    debug_assert_eq!(rows.len(), hess.len());
     out.fill(HistBin::default());
     let column = data.column(f);
-    if rows.len() == data.n_rows {
-        accumulate(out, column.iter().copied(), grad, hess);
-    } else {
-        accumulate(out, rows.iter().map(|&r| column[r as usize]), grad, hess);
+    let all_rows = rows.len() == data.n_rows;
+    match hess {
+        Hessians::PerRow(hess) => {
+            debug_assert_eq!(rows.len(), hess.len());
+            if all_rows {
+                accumulate(out, column.iter().copied(), grad, hess);
+            } else {
+                accumulate(out, rows.iter().map(|&r| column[r as usize]), grad, hess);
+            }
+        }
+        Hessians::Constant(h) => {
+            if all_rows {
+                accumulate_gradients(out, column.iter().copied(), grad);
+            } else {
+                accumulate_gradients(out, rows.iter().map(|&r| column[r as usize]), grad);
+            }
+            for slot in out.iter_mut() {
+                slot.h = slot.n as f64 * h;
+            }
+        }
+    }
+}
+
+#[inline]
+fn accumulate_gradients(out: &mut [HistBin], bins: impl Iterator<Item = u8>, grad: &[f64]) {
+    for (b, &g) in bins.zip(grad) {
+        let slot = &mut out[b as usize];
+        slot.g += g;
+        slot.n += 1;
     }
 }
 
@@ -164,7 +198,7 @@ mod tests {
         let g = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         let h = [1.0; 6];
         let mut hist = Histogram::zeros(&layout);
-        hist.build(&layout, &data, &[0, 1], &rows, &g, &h);
+        hist.build(&layout, &data, &[0, 1], &rows, &g, Hessians::PerRow(&h));
         for f in 0..2 {
             let total: f64 = hist.feature(&layout, f).iter().map(|b| b.g).sum();
             let count: u32 = hist.feature(&layout, f).iter().map(|b| b.n).sum();
@@ -179,6 +213,19 @@ mod tests {
     }
 
     #[test]
+    fn constant_hessians_give_the_same_bins() {
+        let data = small_data();
+        let layout = HistLayout::new(&data);
+        let rows: Vec<u32> = vec![0, 2, 3, 5];
+        let g = [0.5, -1.0, 2.0, 0.25];
+        let mut per_row = Histogram::zeros(&layout);
+        per_row.build(&layout, &data, &[0, 1], &rows, &g, Hessians::PerRow(&[2.0; 4]));
+        let mut constant = Histogram::zeros(&layout);
+        constant.build(&layout, &data, &[0, 1], &rows, &g, Hessians::Constant(2.0));
+        assert_eq!(per_row.bins, constant.bins);
+    }
+
+    #[test]
     fn subtraction_equals_direct_build() {
         let data = small_data();
         let layout = HistLayout::new(&data);
@@ -189,11 +236,11 @@ mod tests {
         let right: Vec<u32> = vec![1, 3, 4];
         let gather = |rows: &[u32], v: &[f64]| rows.iter().map(|&r| v[r as usize]).collect::<Vec<_>>();
         let mut parent = Histogram::zeros(&layout);
-        parent.build(&layout, &data, &[0, 1], &all, &g, &h);
+        parent.build(&layout, &data, &[0, 1], &all, &g, Hessians::PerRow(&h));
         let mut l = Histogram::zeros(&layout);
-        l.build(&layout, &data, &[0, 1], &left, &gather(&left, &g), &gather(&left, &h));
+        l.build(&layout, &data, &[0, 1], &left, &gather(&left, &g), Hessians::PerRow(&gather(&left, &h)));
         let mut r = Histogram::zeros(&layout);
-        r.build(&layout, &data, &[0, 1], &right, &gather(&right, &g), &gather(&right, &h));
+        r.build(&layout, &data, &[0, 1], &right, &gather(&right, &g), Hessians::PerRow(&gather(&right, &h)));
         for f in 0..2 {
             let child = l.feature(&layout, f).to_vec();
             subtract_feature(&mut parent.bins[layout.range(f)], &child);
