@@ -1,24 +1,20 @@
 """Compare sparseboost with LightGBM, XGBoost and scikit-learn's HistGradientBoosting.
 
-What it measures, per (library, problem):
+What it measures, per (library, problem), each in a fresh subprocess:
 
-* fit time: wall-clock time of a whole ``fit`` call (binning included), median of
-  ``--repeats`` fits, each on a freshly constructed estimator;
+* fit time: median over ``--repeats`` whole ``fit`` calls (binning included);
 * predict time: median time of scoring the test set (``predict`` for regression,
-  ``predict_proba`` for classification, i.e. the call whose output is scored);
-* test metric: RMSE for regression (lower is better), ROC AUC for classification
-  (higher is better);
-* peak fit memory: peak RSS of the process after the fits (``ru_maxrss``) minus the
-  RSS just before the first fit, once the data is loaded. The total peak is reported
-  too.
+  ``predict_proba`` for classification);
+* test metric: RMSE (regression, lower is better) or ROC AUC (classification);
+* peak fit memory: ``ru_maxrss`` after the fits minus the RSS just before the first
+  fit (data already loaded); the total peak RSS is reported too.
 
-Every library is configured the same way: 100 trees, at most 31 leaves, 255 bins,
-learning rate 0.1, 2 threads, at least 20 samples per leaf, no row or column
-subsampling, no L2 regularisation. Each (library, problem) runs in its own
-subprocess so that the peak RSS belongs to that library alone; data is generated
-(or loaded) inside the subprocess from a fixed seed, so every library sees the same
-data. Ratios in the tables are "library / LightGBM": for time, memory and RMSE
-below 1 is better, for AUC above 1 is better.
+All libraries get 100 trees, at most 31 leaves, 255 bins, learning rate 0.1, 2
+threads, at least 20 samples per leaf, no subsampling and no L2 regularisation.
+Data is generated (or loaded) inside each subprocess from fixed seeds, so every
+library sees the same data and the peak RSS is that library's alone. Ratios are
+"library / LightGBM". Timings need a quiet machine: OpenMP libraries can slow down
+tenfold when another process competes for the cores, so the load average is shown.
 
 Problems: the synthetic problem of ``sparseboost.datasets.make_synthetic``
 (y = 2 x1 - 3 * 2**x2 + log2(1 + x3) + N(0, 1), iid U[0, 1] features) at
@@ -27,11 +23,10 @@ The test set is a separate draw (seed 1) of 20% of the training size, at most
 20000 rows. ``--datasets lightgbm_binary,cal_housing`` adds real data sets from
 ``../shared/data`` relative to the project root.
 
-Run from the project root (needs ``pip install lightgbm xgboost``, the project's
-``bench`` extra, plus an installed sparseboost; without it sparseboost rows read
-"unavailable")::
+Run from the project root. Needs ``pip install lightgbm xgboost`` (the project's
+``bench`` extra) and an installed sparseboost, else its rows read "unavailable"::
 
-    python benches/compare_peers.py                       # full run, ~minutes
+    python benches/compare_peers.py                       # full run, up to an hour
     python benches/compare_peers.py --quick               # smoke run, seconds
     python benches/compare_peers.py --libs lightgbm,xgboost --shapes 6000x5000 --repeats 1
     python benches/compare_peers.py --datasets lightgbm_binary,cal_housing
@@ -44,6 +39,7 @@ see ``--output``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib.util
 import json
@@ -63,7 +59,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 PROJECT_ROOT = BENCH_DIR.parent
 DATA_DIR = PROJECT_ROOT.parent / "shared" / "data"
 LIBS = ("sparseboost", "lightgbm", "xgboost", "sklearn")
-REAL_DATASETS = {"lightgbm_binary": "classification", "cal_housing": "regression"}
+REAL_DATASETS = ("lightgbm_binary", "cal_housing")
 N_TREES, N_LEAVES, N_BINS, LEARNING_RATE, N_THREADS, MIN_LEAF = 100, 31, 255, 0.1, 2, 20
 SEED, TEST_SEED = 0, 1
 
@@ -176,13 +172,11 @@ def thread_limit(lib):
         from threadpoolctl import threadpool_limits
 
         return threadpool_limits(limits=N_THREADS)
-    import contextlib
-
     return contextlib.nullcontext()
 
 
 def score(task, model, X_test, y_test):
-    """Time-able scoring call plus metric: RMSE or ROC AUC."""
+    """Predict the test set; return RMSE (regression) or ROC AUC (classification)."""
     from sklearn.metrics import roc_auc_score
 
     if task == "classification":
@@ -190,18 +184,25 @@ def score(task, model, X_test, y_test):
     return float(np.sqrt(np.mean((model.predict(X_test) - y_test) ** 2)))
 
 
+def current_rss_mib():
+    """Resident set size now, in MiB (psutil; /proc on Linux if psutil is missing)."""
+    try:
+        import psutil
+    except ImportError:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    return psutil.Process().memory_info().rss / 2**20
+
+
 def run_worker(lib, problem, repeats):
     """Measure one (library, problem) pair in this process; return a result dict."""
-    import psutil
-
-    mib = 1024.0 * 1024.0
     try:
         task, X, y, X_test, y_test = load_problem(problem)
         factory, version = make_estimator_factory(lib, task)
     except ImportError as exc:
         return {"status": "unavailable", "error": f"{type(exc).__name__}: {exc}"}
     gc.collect()
-    rss_before = psutil.Process().memory_info().rss / mib
+    rss_before = current_rss_mib()
     # ru_maxrss is KiB on Linux; kept to show whether loading set the peak instead.
     maxrss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
@@ -279,8 +280,10 @@ def format_table(problem, results):
         return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                          for i, (c, w) in enumerate(zip(row, widths)))
 
-    shape = f"{ok[0]['n_train']} x {ok[0]['n_features']}, {ok[0]['n_test']} test rows" if ok else ""
-    lines = [f"== {problem} ({shape})", fmt(header), fmt(["-" * w for w in widths])]
+    title = f"== {problem}"
+    if ok:
+        title += f" ({ok[0]['n_train']} x {ok[0]['n_features']}, {ok[0]['n_test']} test rows)"
+    lines = [title, fmt(header), fmt(["-" * w for w in widths])]
     lines += [fmt(row) for row in rows]
     errors = [f"   {lib}: {r['error']}" for lib, r in results.items() if r.get("error")]
     return "\n".join(lines + errors)
@@ -306,7 +309,7 @@ def parse_args(argv=None):
     p.add_argument("--tasks", type=csv_list, default=["regression", "classification"])
     p.add_argument("--shapes", type=csv_list, default=["100000x100", "6000x5000"])
     p.add_argument("--datasets", type=csv_list, default=[],
-                   help=f"real data sets to add: {','.join(REAL_DATASETS)}")
+                   help="real data sets to add: " + ",".join(REAL_DATASETS))
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--quick", action="store_true", help="smoke run: 5000x20, 1 repeat")
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds per worker")
