@@ -128,7 +128,7 @@ def make_estimator_factory(lib, task):
         cls = sb.SparseBoostClassifier if clf else sb.SparseBoostRegressor
         params = {"n_estimators": N_TREES, "learning_rate": LEARNING_RATE, "max_leaves": N_LEAVES,
                   "max_bins": N_BINS, "min_samples_leaf": MIN_LEAF, "n_jobs": N_THREADS,
-                  "random_state": SEED}
+                  "random_state": SEED, "penalty": "none"}
         return (lambda: cls(**params)), sb.__version__
     if lib == "lightgbm":
         import lightgbm as lgb
@@ -151,7 +151,7 @@ def make_estimator_factory(lib, task):
                   "grow_policy": "lossguide", "max_leaves": N_LEAVES, "max_depth": 0,
                   "max_bin": N_BINS, "min_child_weight": 1e-3, "reg_lambda": 0.0,
                   "subsample": 1.0, "colsample_bytree": 1.0, "n_jobs": N_THREADS,
-                  "random_state": SEED}
+                  "random_state": SEED, "penalty": "none"}
         return (lambda: cls(**params)), xgb.__version__
     if lib == "sklearn":
         import sklearn
@@ -161,7 +161,7 @@ def make_estimator_factory(lib, task):
         cls = HGBC if clf else HGBR
         params = {"max_iter": N_TREES, "learning_rate": LEARNING_RATE, "max_leaf_nodes": N_LEAVES,
                   "max_bins": N_BINS, "min_samples_leaf": MIN_LEAF, "early_stopping": False,
-                  "random_state": SEED}
+                  "random_state": SEED, "penalty": "none"}
         return (lambda: cls(**params)), sklearn.__version__
     raise ValueError(f"unknown library {lib!r}")
 
@@ -307,7 +307,8 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--libs", type=csv_list, default=list(LIBS))
     p.add_argument("--tasks", type=csv_list, default=["regression", "classification"])
-    p.add_argument("--shapes", type=csv_list, default=["100000x100", "6000x5000"])
+    p.add_argument("--shapes", type=csv_list, default=["100000x100", "6000x5000"],
+                   help="synthetic shapes NxD, comma-separated, or 'none'")
     p.add_argument("--datasets", type=csv_list, default=[],
                    help="real data sets to add: " + ",".join(REAL_DATASETS))
     p.add_argument("--repeats", type=int, default=3)
@@ -317,6 +318,8 @@ def parse_args(argv=None):
                    help="JSON file (default benches/results/compare_peers[_quick].json)")
     p.add_argument("--worker", nargs=2, metavar=("LIB", "PROBLEM"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.shapes == ["none"]:  # only the real data sets
+        args.shapes = []
     if args.quick:
         args.shapes, args.repeats = ["5000x20"], 1
     if args.output is None:  # a smoke run must not overwrite the real results

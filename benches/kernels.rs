@@ -4,9 +4,9 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sparseboost::binning::{bin_matrix, BinnedData};
-use sparseboost::histogram::{Hessians, HistLayout, Histogram};
+use sparseboost::histogram::{HistLayout, Histogram, NodeGradients};
 use sparseboost::rng::Rng;
-use sparseboost::split::{find_best_split, NodeStats, SplitConstraints};
+use sparseboost::split::{split_candidates, NodeStats, SplitConstraints};
 use std::hint::black_box;
 
 fn uniform(n: usize, d: usize, seed: u64) -> Vec<f64> {
@@ -18,13 +18,15 @@ fn binned(n: usize, d: usize) -> BinnedData {
     bin_matrix(&uniform(n, d, 1), n, d, 255, 200_000, 0).unwrap()
 }
 
-/// Gradients of a node: every `stride`-th row.
-fn node(n: usize, stride: usize) -> (Vec<u32>, Vec<f64>, Vec<f64>) {
+/// A node of every `stride`-th row, with its gathered (gradient, hessian) pairs.
+fn node(n: usize, stride: usize) -> (Vec<u32>, Vec<[f64; 2]>) {
     let rows: Vec<u32> = (0..n as u32).step_by(stride).collect();
     let mut rng = Rng::new(2);
-    let grad = rows.iter().map(|_| rng.next_f64() - 0.5).collect();
-    let hess = vec![1.0; rows.len()];
-    (rows, grad, hess)
+    let pairs = rows
+        .iter()
+        .map(|_| [rng.next_f64() - 0.5, 0.1 + rng.next_f64()])
+        .collect();
+    (rows, pairs)
 }
 
 fn binning(c: &mut Criterion) {
@@ -33,9 +35,11 @@ fn binning(c: &mut Criterion) {
     for (n, d) in [(100_000, 100), (6_000, 5_000)] {
         let x = uniform(n, d, 1);
         group.throughput(Throughput::Elements((n * d) as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(format!("{n}x{d}")), &x, |b, x| {
-            b.iter(|| bin_matrix(black_box(x), n, d, 255, 200_000, 0).unwrap())
-        });
+        group.bench_with_input(
+            BenchmarkId::from_parameter(format!("{n}x{d}")),
+            &x,
+            |b, x| b.iter(|| bin_matrix(black_box(x), n, d, 255, 200_000, 0).unwrap()),
+        );
     }
     group.finish();
 }
@@ -43,16 +47,29 @@ fn binning(c: &mut Criterion) {
 fn histogram(c: &mut Criterion) {
     let mut group = c.benchmark_group("histogram_build");
     group.sample_size(10);
-    for (n, d, stride) in [(100_000, 100, 1), (100_000, 100, 8), (6_000, 5_000, 1), (6_000, 5_000, 16)] {
+    for (n, d, stride) in [
+        (100_000, 100, 1),
+        (100_000, 100, 8),
+        (6_000, 5_000, 1),
+        (6_000, 5_000, 16),
+    ] {
         let data = binned(n, d);
         let layout = HistLayout::new(&data);
         let features: Vec<usize> = (0..d).collect();
-        let (rows, grad, hess) = node(n, stride);
+        let (rows, pairs) = node(n, stride);
         let mut hist = Histogram::zeros(&layout);
         group.throughput(Throughput::Elements((rows.len() * d) as u64));
         let id = format!("{n}x{d}/rows={}", rows.len());
         group.bench_function(BenchmarkId::from_parameter(id), |b| {
-            b.iter(|| hist.build(&layout, &data, &features, black_box(&rows), &grad, Hessians::PerRow(&hess)))
+            b.iter(|| {
+                hist.build(
+                    &layout,
+                    &data,
+                    &features,
+                    black_box(&rows),
+                    NodeGradients::Pairs(&pairs),
+                )
+            })
         });
     }
     group.finish();
@@ -65,15 +82,29 @@ fn split_finding(c: &mut Criterion) {
         let data = binned(n, d);
         let layout = HistLayout::new(&data);
         let features: Vec<usize> = (0..d).collect();
-        let (rows, grad, hess) = node(n, stride);
+        let (rows, pairs) = node(n, stride);
         let mut hist = Histogram::zeros(&layout);
-        hist.build(&layout, &data, &features, &rows, &grad, Hessians::PerRow(&hess));
-        let parent = NodeStats::from_slices(&grad, &hess);
-        let constraints = SplitConstraints { min_samples_leaf: 20, min_child_weight: 1e-3, l2: 0.0 };
+        hist.build(
+            &layout,
+            &data,
+            &features,
+            &rows,
+            NodeGradients::Pairs(&pairs),
+        );
+        let parent = NodeStats {
+            g: pairs.iter().map(|p| p[0]).sum(),
+            h: pairs.iter().map(|p| p[1]).sum(),
+            n: rows.len() as u32,
+        };
+        let constraints = SplitConstraints {
+            min_samples_leaf: 20,
+            min_child_weight: 1e-3,
+            l2: 0.0,
+        };
         group.throughput(Throughput::Elements(layout.total_bins() as u64));
         let id = format!("{n}x{d}/rows={}", rows.len());
         group.bench_function(BenchmarkId::from_parameter(id), |b| {
-            b.iter(|| find_best_split(&hist, &layout, &features, black_box(parent), &constraints))
+            b.iter(|| split_candidates(&hist, &layout, &features, black_box(parent), &constraints))
         });
     }
     group.finish();

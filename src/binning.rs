@@ -21,7 +21,9 @@ impl BinMapper {
     /// Learn the cut points from the non-NaN `values` of a feature (any order).
     pub fn fit(mut values: Vec<f64>, max_bins: usize) -> BinMapper {
         if values.is_empty() {
-            return BinMapper { thresholds: Vec::new() };
+            return BinMapper {
+                thresholds: Vec::new(),
+            };
         }
         values.sort_unstable_by(|a, b| a.total_cmp(b));
         let (distinct, counts) = distinct_with_counts(&values);
@@ -85,7 +87,10 @@ impl BinMapper {
     /// that separates the NaN rows from all others; infinite values are
     /// rejected, and JSON has no infinity).
     pub fn threshold_of_bin(&self, bin: u8) -> f64 {
-        self.thresholds.get(bin as usize).copied().unwrap_or(f64::MAX)
+        self.thresholds
+            .get(bin as usize)
+            .copied()
+            .unwrap_or(f64::MAX)
     }
 }
 
@@ -181,10 +186,17 @@ pub fn bin_matrix(
     }
     if n_rows == 0 {
         all = (0..n_features)
-            .map(|_| BinMapper { thresholds: Vec::new() })
+            .map(|_| BinMapper {
+                thresholds: Vec::new(),
+            })
             .collect();
     }
-    Ok(BinnedData { n_rows, n_features, bins, mappers: all })
+    Ok(BinnedData {
+        n_rows,
+        n_features,
+        bins,
+        mappers: all,
+    })
 }
 
 fn fit_block(
@@ -209,7 +221,10 @@ fn fit_block(
             }
         }
     }
-    Ok(values.into_iter().map(|v| BinMapper::fit(v, max_bins)).collect())
+    Ok(values
+        .into_iter()
+        .map(|v| BinMapper::fit(v, max_bins))
+        .collect())
 }
 
 fn bin_block(x: &[f64], n: usize, d: usize, f0: usize, mappers: &[BinMapper], out: &mut [u8]) {

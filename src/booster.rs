@@ -6,7 +6,8 @@ use crate::error::{Result, SbError};
 use crate::grower::{GrownTree, TreeGrower};
 use crate::model::Model;
 use crate::objective::{objective_for, Objective};
-use crate::params::BoosterParams;
+use crate::params::{BoosterParams, PenaltyKind};
+use crate::penalty::{FeatureSet, NewFeaturePenalty, NoPenalty, Penalty, Scale};
 use crate::rng::Rng;
 use rayon::prelude::*;
 
@@ -45,17 +46,31 @@ impl TrainingData<'_> {
             ));
         }
         if self.y.len() != self.n_rows {
-            return bad(format!("y has {} values but X has {} rows", self.y.len(), self.n_rows));
+            return bad(format!(
+                "y has {} values but X has {} rows",
+                self.y.len(),
+                self.n_rows
+            ));
         }
         if let Some(i) = self.y.iter().position(|v| !v.is_finite()) {
-            return bad(format!("y contains a non-finite value ({}) at row {i}", self.y[i]));
+            return bad(format!(
+                "y contains a non-finite value ({}) at row {i}",
+                self.y[i]
+            ));
         }
         if let Some(w) = self.weights {
             if w.len() != self.n_rows {
-                return bad(format!("sample_weight has {} values but X has {} rows", w.len(), self.n_rows));
+                return bad(format!(
+                    "sample_weight has {} values but X has {} rows",
+                    w.len(),
+                    self.n_rows
+                ));
             }
             if let Some(i) = w.iter().position(|v| !v.is_finite() || *v < 0.0) {
-                return bad(format!("sample_weight must be finite and >= 0, got {} at row {i}", w[i]));
+                return bad(format!(
+                    "sample_weight must be finite and >= 0, got {} at row {i}",
+                    w[i]
+                ));
             }
             if w.iter().sum::<f64>() <= 0.0 {
                 return bad("sample_weight sums to zero".into());
@@ -69,15 +84,22 @@ impl TrainingData<'_> {
 /// true the fit ends with [`SbError::Interrupted`].
 ///
 /// Runs on a thread pool of `params.n_threads` threads (all cores for 0).
-pub fn fit(data: &TrainingData, params: &BoosterParams, should_stop: &(dyn Fn() -> bool + Sync)) -> Result<Model> {
+pub fn fit(
+    data: &TrainingData,
+    params: &BoosterParams,
+    should_stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Model> {
     params.validate()?;
     data.validate()?;
+    params.validate_for(data.n_features)?;
     let objective = objective_for(params.objective);
     objective.check_targets(data.y)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(params.n_threads)
         .build()
-        .map_err(|e| SbError::InvalidParameter(format!("cannot start {} threads: {e}", params.n_threads)))?;
+        .map_err(|e| {
+            SbError::InvalidParameter(format!("cannot start {} threads: {e}", params.n_threads))
+        })?;
     pool.install(|| fit_in_pool(data, params, objective.as_ref(), should_stop))
 }
 
@@ -91,13 +113,22 @@ fn fit_in_pool(
     if n > params.bin_sample_rows {
         check_no_infinite(data.x)?;
     }
-    let binned = bin_matrix(data.x, n, d, params.max_bins, params.bin_sample_rows, params.seed)?;
+    let binned = bin_matrix(
+        data.x,
+        n,
+        d,
+        params.max_bins,
+        params.bin_sample_rows,
+        params.seed,
+    )?;
     let base_score = objective.init_score(data.y, data.weights);
     let mut model = Model::new(params.objective, d, base_score);
     let mut raw = vec![base_score; n];
     let mut grad = vec![0.0; n];
     let mut hess = vec![0.0; n];
     let mut grower = TreeGrower::new(&binned, params);
+    let mut penalty = penalty_for(params, d);
+    let mut selection = SelectionRecord::new(d);
     for round in 0..params.n_estimators {
         if should_stop() {
             return Err(SbError::Interrupted);
@@ -106,17 +137,75 @@ fn fit_in_pool(
         let mut rng = Rng::derive(params.seed, round as u64);
         let rows = draw_rows(&mut rng, n, params.subsample);
         let features = draw_features(&mut rng, d, params.colsample_bytree);
-        let grown = grower.grow(&grad, &hess, rows, &features);
+        let grown = grower.grow(&grad, &hess, rows, &features, penalty.as_mut());
         if grown.tree.nodes.len() == 1 {
             // No leaf can be split any more: later rounds would see the same
             // gradients (LightGBM stops here too).
             break;
         }
         update_scores(&mut raw, &grown, &binned, params.subsample < 1.0);
+        selection.record(model.trees.len(), &grown.split_features);
         model.trees.push(grown.tree);
-        model.train_loss.push(objective.loss(data.y, &raw, data.weights));
+        model
+            .train_loss
+            .push(objective.loss(data.y, &raw, data.weights));
+        model.n_selected_after_tree.push(selection.features.len());
     }
+    model.selected_features = selection.features;
+    model.feature_entry_tree = selection.entry_tree;
     Ok(model)
+}
+
+/// The penalty `params` ask for, over `d` features.
+fn penalty_for(params: &BoosterParams, d: usize) -> Box<dyn Penalty> {
+    let scale = match params.penalty {
+        // Costs or max_features without μ: a gain-unit penalty with μ = 0.
+        PenaltyKind::None if params.max_features.is_some() || params.feature_costs.is_some() => {
+            Scale::Gain
+        }
+        PenaltyKind::None => return Box::new(NoPenalty),
+        PenaltyKind::Gbfs => Scale::Gain,
+        PenaltyKind::Agbm => Scale::RootScale,
+    };
+    let mu = if params.penalty == PenaltyKind::None {
+        0.0
+    } else {
+        params.mu
+    };
+    let omega = match &params.feature_bags {
+        Some(bags) => FeatureSet::new(bags, params.max_features),
+        None => FeatureSet::singletons(d, params.max_features),
+    };
+    let costs = params.feature_costs.clone().unwrap_or_else(|| vec![0.0; d]);
+    Box::new(NewFeaturePenalty::new(scale, mu, costs, omega))
+}
+
+/// The order in which features entered the ensemble, and when.
+struct SelectionRecord {
+    used: Vec<bool>,
+    features: Vec<usize>,
+    entry_tree: Vec<usize>,
+}
+
+impl SelectionRecord {
+    fn new(d: usize) -> Self {
+        SelectionRecord {
+            used: vec![false; d],
+            features: Vec::new(),
+            entry_tree: Vec::new(),
+        }
+    }
+
+    /// Tree `tree` made splits on `split_features`, in this order.
+    fn record(&mut self, tree: usize, split_features: &[usize]) {
+        for &f in split_features {
+            if !self.used[f] {
+                self.used[f] = true;
+                self.features.push(f);
+                self.entry_tree.push(tree);
+            }
+        }
+    }
 }
 
 fn draw_rows(rng: &mut Rng, n: usize, fraction: f64) -> Vec<u32> {
@@ -124,7 +213,10 @@ fn draw_rows(rng: &mut Rng, n: usize, fraction: f64) -> Vec<u32> {
         return (0..n as u32).collect();
     }
     let k = ((fraction * n as f64).round() as usize).clamp(1, n);
-    rng.sample_sorted(n, k).into_iter().map(|r| r as u32).collect()
+    rng.sample_sorted(n, k)
+        .into_iter()
+        .map(|r| r as u32)
+        .collect()
 }
 
 fn draw_features(rng: &mut Rng, d: usize, fraction: f64) -> Vec<usize> {
@@ -143,11 +235,14 @@ fn update_scores(raw: &mut [f64], grown: &GrownTree, binned: &BinnedData, subsam
         for &r in &grown.rows {
             in_sample[r as usize] = true;
         }
-        raw.par_iter_mut().enumerate().with_min_len(1024).for_each(|(r, s)| {
-            if !in_sample[r] {
-                *s += grown.tree.predict_binned(binned, r);
-            }
-        });
+        raw.par_iter_mut()
+            .enumerate()
+            .with_min_len(1024)
+            .for_each(|(r, s)| {
+                if !in_sample[r] {
+                    *s += grown.tree.predict_binned(binned, r);
+                }
+            });
     }
     for leaf in &grown.leaves {
         let value = grown.tree.nodes[leaf.node].value;

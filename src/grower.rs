@@ -3,12 +3,15 @@
 //! no leaf has a split worth making.
 
 use crate::binning::BinnedData;
-use crate::histogram::{build_feature, subtract_feature, Hessians, HistLayout, Histogram};
-use rayon::prelude::*;
+use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram, NodeGradients};
 use crate::params::BoosterParams;
 use crate::partition::partition_segment;
-use crate::split::{best_split_of_feature, find_best_split, NodeStats, SplitCandidate, SplitConstraints};
+use crate::penalty::Penalty;
+use crate::split::{
+    best_split_of_feature, split_candidates, NodeStats, SplitCandidate, SplitConstraints,
+};
 use crate::tree::{Node, Tree};
+use rayon::prelude::*;
 
 /// Where a leaf's rows sit in [`GrownTree::rows`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +34,8 @@ pub struct GrownTree {
     pub rows: Vec<u32>,
     /// The segment of every leaf.
     pub leaves: Vec<LeafSegment>,
+    /// The feature of every split, in the order the splits were made.
+    pub split_features: Vec<usize>,
 }
 
 /// A leaf that may still be split.
@@ -41,7 +46,18 @@ struct OpenLeaf {
     /// Kept only while the leaf has a split candidate (needed for the
     /// subtraction trick when it is split).
     hist: Option<Histogram>,
-    best: Option<SplitCandidate>,
+    /// The best split of every feature that has one (ascending features);
+    /// kept so that the leaf can be re-scored when the penalty changes.
+    candidates: Vec<SplitCandidate>,
+    /// The candidate with the best penalized score, if it beats `min_gain`.
+    best: Option<Scored>,
+}
+
+/// A split and its penalized score (`gain − deduction`).
+#[derive(Debug, Clone, Copy)]
+struct Scored {
+    split: SplitCandidate,
+    score: f64,
 }
 
 /// Grows trees on one binned data set; keeps its histogram buffers from one
@@ -56,8 +72,8 @@ pub struct TreeGrower<'a> {
     /// Histogram buffers not in use (allocating and zeroing d·256 bins per
     /// node would cost more than building the histogram).
     pool: Vec<Histogram>,
-    grad_buf: Vec<f64>,
-    hess_buf: Vec<f64>,
+    /// Gathered gradients of the node being built (reused between nodes).
+    node_buf: NodeBuffers,
     /// The hessian of every row, when all are equal (set per tree).
     constant_hess: Option<f64>,
 }
@@ -76,16 +92,22 @@ impl<'a> TreeGrower<'a> {
             },
             min_split_rows: (params.min_split_fraction * data.n_rows as f64).ceil() as usize,
             pool: Vec::new(),
-            grad_buf: Vec::new(),
-            hess_buf: Vec::new(),
+            node_buf: NodeBuffers::default(),
             constant_hess: None,
         }
     }
 
     /// Grow one tree on `rows` (ascending; all rows `0..n` when not
-    /// subsampling), considering only `features` (ascending).
-    /// `grad`/`hess` have one entry per row of the data.
-    pub fn grow(&mut self, grad: &[f64], hess: &[f64], rows: Vec<u32>, features: &[usize]) -> GrownTree {
+    /// subsampling), considering only `features` (ascending), with splits
+    /// scored by `penalty`. `grad`/`hess` have one entry per row of the data.
+    pub fn grow(
+        &mut self,
+        grad: &[f64],
+        hess: &[f64],
+        rows: Vec<u32>,
+        features: &[usize],
+        penalty: &mut dyn Penalty,
+    ) -> GrownTree {
         let lr = self.params.learning_rate;
         let l2 = self.constraints.l2;
         let mut rows = rows;
@@ -96,34 +118,65 @@ impl<'a> TreeGrower<'a> {
         };
         let mut nodes = vec![Node::leaf(root_stats.leaf_value(l2) * lr, root_stats.n)];
         let mut root = OpenLeaf {
-            segment: LeafSegment { node: 0, begin: 0, count: rows.len() },
+            segment: LeafSegment {
+                node: 0,
+                begin: 0,
+                count: rows.len(),
+            },
             depth: 0,
             stats: root_stats,
             hist: None,
+            candidates: Vec::new(),
             best: None,
         };
+        penalty.begin_tree(root_scale(&rows, grad, hess, root_stats));
         // Squared error without weights: every hessian is the same.
         self.constant_hess = hess.iter().all(|&h| h == hess[0]).then(|| hess[0]);
         if self.can_split(&root) {
             let mut hist = self.take_hist();
-            let mut grad_buf = std::mem::take(&mut self.grad_buf);
-            let mut hess_buf = std::mem::take(&mut self.hess_buf);
-            gather(&mut grad_buf, &rows, grad);
-            let node_hess = self.node_hessians(&mut hess_buf, &rows, hess);
-            hist.build(&self.layout, self.data, features, &rows, &grad_buf, node_hess);
-            let best = find_best_split(&hist, &self.layout, features, root.stats, &self.constraints);
-            self.grad_buf = grad_buf;
-            self.hess_buf = hess_buf;
-            self.attach(&mut root, hist, best);
+            let mut buf = std::mem::take(&mut self.node_buf);
+            let grads = buf.gather(&rows, grad, hess, self.constant_hess);
+            hist.build(&self.layout, self.data, features, &rows, grads);
+            let candidates =
+                split_candidates(&hist, &self.layout, features, root.stats, &self.constraints);
+            self.node_buf = buf;
+            self.attach(&mut root, hist, candidates, penalty);
         }
         let mut leaves = vec![root];
+        let mut split_features = Vec::new();
         while leaves.len() < self.params.max_leaves {
             let Some(i) = best_leaf(&leaves) else { break };
-            let split = leaves[i].best.take().expect("best_leaf returns leaves with a split");
-            let parent_hist = leaves[i].hist.take().expect("a leaf with a split keeps its histogram");
+            let split = leaves[i]
+                .best
+                .take()
+                .expect("best_leaf returns leaves with a split")
+                .split;
+            leaves[i].candidates = Vec::new();
+            let parent_hist = leaves[i]
+                .hist
+                .take()
+                .expect("a leaf with a split keeps its histogram");
             let (mut left, mut right) = self.apply_split(&mut nodes, &mut rows, &leaves[i], &split);
+            split_features.push(split.feature);
+            if penalty.commit(split.feature) {
+                // The feature (or its bag) is now free, or the door to new
+                // features closed: the cached choices of the other leaves
+                // are stale.
+                for leaf in leaves.iter_mut() {
+                    self.rescore(leaf, penalty);
+                }
+            }
             if leaves.len() + 1 < self.params.max_leaves {
-                self.evaluate_siblings(&mut left, &mut right, parent_hist, &rows, grad, hess, features);
+                self.evaluate_siblings(
+                    &mut left,
+                    &mut right,
+                    parent_hist,
+                    &rows,
+                    grad,
+                    hess,
+                    features,
+                    penalty,
+                );
             } else {
                 self.pool.push(parent_hist);
             }
@@ -139,6 +192,7 @@ impl<'a> TreeGrower<'a> {
             tree: Tree { nodes },
             rows,
             leaves: leaves.iter().map(|l| l.segment).collect(),
+            split_features,
         }
     }
 
@@ -152,28 +206,50 @@ impl<'a> TreeGrower<'a> {
     }
 
     fn take_hist(&mut self) -> Histogram {
-        self.pool.pop().unwrap_or_else(|| Histogram::zeros(&self.layout))
+        self.pool
+            .pop()
+            .unwrap_or_else(|| Histogram::zeros(&self.layout))
     }
 
-    /// The hessians of `rows`: the constant, or gathered into `buf`.
-    fn node_hessians<'b>(&self, buf: &'b mut Vec<f64>, rows: &[u32], hess: &[f64]) -> Hessians<'b> {
-        match self.constant_hess {
-            Some(h) => Hessians::Constant(h),
-            None => {
-                gather(buf, rows, hess);
-                Hessians::PerRow(buf)
+    /// Give `leaf` its candidates and the histogram they came from, and
+    /// choose its best split.
+    fn attach(
+        &mut self,
+        leaf: &mut OpenLeaf,
+        hist: Histogram,
+        candidates: Vec<SplitCandidate>,
+        penalty: &dyn Penalty,
+    ) {
+        leaf.candidates = candidates;
+        leaf.hist = Some(hist);
+        self.rescore(leaf, penalty);
+    }
+
+    /// Choose the leaf's best candidate under the current penalty; a leaf
+    /// left without one gives its histogram back to the pool.
+    fn rescore(&mut self, leaf: &mut OpenLeaf, penalty: &dyn Penalty) {
+        let mut best: Option<Scored> = None;
+        for split in &leaf.candidates {
+            let score = split.gain - penalty.deduction(split.feature);
+            if score > self.params.min_gain && best.is_none_or(|b| score > b.score) {
+                best = Some(Scored {
+                    split: *split,
+                    score,
+                });
             }
         }
-    }
-
-    /// Keep `best` (if worth splitting) and the histogram it came from;
-    /// otherwise return the histogram to the pool.
-    fn attach(&mut self, leaf: &mut OpenLeaf, hist: Histogram, best: Option<SplitCandidate>) {
-        leaf.best = best.filter(|s| s.gain > self.params.min_gain);
-        if leaf.best.is_some() {
-            leaf.hist = Some(hist);
-        } else {
-            self.pool.push(hist);
+        leaf.best = best;
+        // A candidate that only the penalty holds back may win once its
+        // feature is paid for; a leaf with none worth anything is done.
+        let promising = leaf
+            .candidates
+            .iter()
+            .any(|s| s.gain > self.params.min_gain);
+        if !promising {
+            leaf.candidates = Vec::new();
+            if let Some(h) = leaf.hist.take() {
+                self.pool.push(h);
+            }
         }
     }
 
@@ -218,11 +294,17 @@ impl<'a> TreeGrower<'a> {
             depth: parent.depth + 1,
             stats,
             hist: None,
+            candidates: Vec::new(),
             best: None,
         };
         (
             child(left_id, seg.begin, n_left, split.left),
-            child(left_id + 1, seg.begin + n_left, seg.count - n_left, split.right),
+            child(
+                left_id + 1,
+                seg.begin + n_left,
+                seg.count - n_left,
+                split.right,
+            ),
         )
     }
 
@@ -241,6 +323,7 @@ impl<'a> TreeGrower<'a> {
         grad: &[f64],
         hess: &[f64],
         features: &[usize],
+        penalty: &dyn Penalty,
     ) {
         let (small, large) = if left.segment.count <= right.segment.count {
             (left, right)
@@ -255,55 +338,102 @@ impl<'a> TreeGrower<'a> {
         }
         let seg = small.segment;
         let seg_rows = &rows[seg.begin..seg.begin + seg.count];
-        let mut grad_buf = std::mem::take(&mut self.grad_buf);
-        let mut hess_buf = std::mem::take(&mut self.hess_buf);
-        gather(&mut grad_buf, seg_rows, grad);
-        let node_hess = self.node_hessians(&mut hess_buf, seg_rows, hess);
+        let mut buf = std::mem::take(&mut self.node_buf);
+        let grads = buf.gather(seg_rows, grad, hess, self.constant_hess);
         let mut small_hist = self.take_hist();
         let mut large_hist = parent_hist;
         let (data, c) = (self.data, &self.constraints);
         let (small_stats, large_stats) = (small.stats, large.stats);
-        let (best_small, best_large) = small_hist
+        let per_feature: Vec<(Option<SplitCandidate>, Option<SplitCandidate>)> = small_hist
             .feature_slices_mut(&self.layout, features)
             .into_par_iter()
             .zip(large_hist.feature_slices_mut(&self.layout, features))
             .with_min_len(4)
             .map(|((f, small_bins), (_, large_bins))| {
-                build_feature(small_bins, data, f, seg_rows, &grad_buf, node_hess);
+                build_feature(small_bins, data, f, seg_rows, grads);
                 let best_large = large_ok.then(|| {
                     subtract_feature(large_bins, small_bins);
                     best_split_of_feature(f, large_bins, large_stats, c)
                 });
-                let best_small = small_ok.then(|| best_split_of_feature(f, small_bins, small_stats, c));
+                let best_small =
+                    small_ok.then(|| best_split_of_feature(f, small_bins, small_stats, c));
                 (best_small.flatten(), best_large.flatten())
             })
-            .reduce(|| (None, None), |a, b| (better(a.0, b.0), better(a.1, b.1)));
-        self.grad_buf = grad_buf;
-        self.hess_buf = hess_buf;
-        self.attach(small, small_hist, best_small);
-        self.attach(large, large_hist, best_large);
+            .collect();
+        self.node_buf = buf;
+        let small_candidates = per_feature.iter().filter_map(|c| c.0).collect();
+        let large_candidates = per_feature.iter().filter_map(|c| c.1).collect();
+        self.attach(small, small_hist, small_candidates, penalty);
+        self.attach(large, large_hist, large_candidates, penalty);
     }
 }
 
-fn gather(buf: &mut Vec<f64>, rows: &[u32], values: &[f64]) {
-    buf.clear();
-    buf.extend(rows.iter().map(|&r| values[r as usize]));
+/// Space for one node's gathered gradients.
+#[derive(Default)]
+struct NodeBuffers {
+    pairs: Vec<[f64; 2]>,
+    grad: Vec<f64>,
 }
 
-fn better(a: Option<SplitCandidate>, b: Option<SplitCandidate>) -> Option<SplitCandidate> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(SplitCandidate::better(a, b)),
-        (a, b) => a.or(b),
+impl NodeBuffers {
+    /// The gradients (and hessians, unless all equal `constant_hess`) of
+    /// `rows`, in the order of `rows`.
+    fn gather(
+        &mut self,
+        rows: &[u32],
+        grad: &[f64],
+        hess: &[f64],
+        constant_hess: Option<f64>,
+    ) -> NodeGradients<'_> {
+        match constant_hess {
+            Some(h) => {
+                self.grad.clear();
+                self.grad.extend(rows.iter().map(|&r| grad[r as usize]));
+                NodeGradients::ConstantHessian {
+                    grad: &self.grad,
+                    hess: h,
+                }
+            }
+            None => {
+                self.pairs.clear();
+                self.pairs
+                    .extend(rows.iter().map(|&r| [grad[r as usize], hess[r as usize]]));
+                NodeGradients::Pairs(&self.pairs)
+            }
+        }
     }
 }
 
-/// The open leaf with the largest gain (the first one on ties).
+/// `Σ g²/h − G²/H` over the root rows: the largest gain any split of the
+/// tree could reach in total (the root SSE for squared error). A-GBM's
+/// scale `S`.
+fn root_scale(rows: &[u32], grad: &[f64], hess: &[f64], root: NodeStats) -> f64 {
+    let per_row: f64 = rows
+        .iter()
+        .map(|&r| {
+            let (g, h) = (grad[r as usize], hess[r as usize]);
+            if h > 0.0 {
+                g * g / h
+            } else {
+                0.0
+            }
+        })
+        .sum();
+    let total = if root.h > 0.0 {
+        root.g * root.g / root.h
+    } else {
+        0.0
+    };
+    (per_row - total).max(0.0)
+}
+
+/// The open leaf with the best score (the first one on ties).
 fn best_leaf(leaves: &[OpenLeaf]) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     for (i, leaf) in leaves.iter().enumerate() {
-        if let Some(s) = &leaf.best {
-            if best.is_none_or(|(_, g)| s.gain > g) {
-                best = Some((i, s.gain));
+        if let Some(b) = &leaf.best {
+            if best.is_none_or(|(_, s)| b.score > s) {
+                best = Some((i, b.score));
             }
         }
     }

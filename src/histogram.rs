@@ -60,7 +60,9 @@ pub struct Histogram {
 impl Histogram {
     /// An all-zero histogram for `layout`.
     pub fn zeros(layout: &HistLayout) -> Self {
-        Histogram { bins: vec![HistBin::default(); layout.total_bins()] }
+        Histogram {
+            bins: vec![HistBin::default(); layout.total_bins()],
+        }
     }
 
     /// The bins of feature `f`.
@@ -97,56 +99,91 @@ impl Histogram {
         data: &BinnedData,
         features: &[usize],
         rows: &[u32],
-        grad: &[f64],
-        hess: Hessians,
+        grads: NodeGradients,
     ) {
         self.feature_slices_mut(layout, features)
             .into_par_iter()
             .with_min_len(4)
-            .for_each(|(f, out)| build_feature(out, data, f, rows, grad, hess));
+            .for_each(|(f, out)| build_feature(out, data, f, rows, grads));
     }
 }
 
-/// The hessians of a node's rows.
+/// The gradients and hessians of a node's rows, in the order of its rows.
 #[derive(Debug, Clone, Copy)]
-pub enum Hessians<'a> {
-    /// Every row has this hessian (squared error without weights): bins
-    /// then only sum gradients and counts, and `h = count × value`.
-    Constant(f64),
-    /// One hessian per row, in the order of the node's rows.
-    PerRow(&'a [f64]),
+pub enum NodeGradients<'a> {
+    /// `[g, h]` of each row, interleaved so the inner loop reads one stream.
+    Pairs(&'a [[f64; 2]]),
+    /// The gradient of each row; every hessian equals `hess` (squared error
+    /// without weights), so bins only sum gradients and counts and
+    /// `h = count × hess`.
+    ConstantHessian {
+        /// Gradient per row.
+        grad: &'a [f64],
+        /// The common hessian.
+        hess: f64,
+    },
+}
+
+impl NodeGradients<'_> {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            NodeGradients::Pairs(p) => p.len(),
+            NodeGradients::ConstantHessian { grad, .. } => grad.len(),
+        }
+    }
+
+    /// True for a node without rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Fill `out` (feature `f`'s bins) from a node's rows.
 ///
-/// `rows` are the node's row indices; `grad[k]` (and the k-th hessian)
-/// belong to `rows[k]` (gathered beforehand so that the inner loop reads them
-/// in order). When `rows` covers every row of `data`, it must be `0..n` in
-/// order, and the column is read directly.
-pub fn build_feature(out: &mut [HistBin], data: &BinnedData, f: usize, rows: &[u32], grad: &[f64], hess: Hessians) {
-    debug_assert_eq!(rows.len(), grad.len());
+/// `rows` are the node's row indices; the k-th entry of `grads` belongs to
+/// `rows[k]` (gathered beforehand so that the inner loop reads it in order).
+/// When `rows` covers every row of `data`, it must be `0..n` in order, and
+/// the column is read directly.
+pub fn build_feature(
+    out: &mut [HistBin],
+    data: &BinnedData,
+    f: usize,
+    rows: &[u32],
+    grads: NodeGradients,
+) {
+    debug_assert_eq!(rows.len(), grads.len());
     out.fill(HistBin::default());
     let column = data.column(f);
     let all_rows = rows.len() == data.n_rows;
-    match hess {
-        Hessians::PerRow(hess) => {
-            debug_assert_eq!(rows.len(), hess.len());
+    match grads {
+        NodeGradients::Pairs(pairs) => {
             if all_rows {
-                accumulate(out, column.iter().copied(), grad, hess);
+                accumulate_pairs(out, column.iter().copied(), pairs);
             } else {
-                accumulate(out, rows.iter().map(|&r| column[r as usize]), grad, hess);
+                accumulate_pairs(out, rows.iter().map(|&r| column[r as usize]), pairs);
             }
         }
-        Hessians::Constant(h) => {
+        NodeGradients::ConstantHessian { grad, hess } => {
             if all_rows {
                 accumulate_gradients(out, column.iter().copied(), grad);
             } else {
                 accumulate_gradients(out, rows.iter().map(|&r| column[r as usize]), grad);
             }
             for slot in out.iter_mut() {
-                slot.h = slot.n as f64 * h;
+                slot.h = slot.n as f64 * hess;
             }
         }
+    }
+}
+
+#[inline]
+fn accumulate_pairs(out: &mut [HistBin], bins: impl Iterator<Item = u8>, pairs: &[[f64; 2]]) {
+    for (b, &[g, h]) in bins.zip(pairs) {
+        let slot = &mut out[b as usize];
+        slot.g += g;
+        slot.h += h;
+        slot.n += 1;
     }
 }
 
@@ -169,16 +206,6 @@ pub fn subtract_feature(parent: &mut [HistBin], child: &[HistBin]) {
     }
 }
 
-#[inline]
-fn accumulate(out: &mut [HistBin], bins: impl Iterator<Item = u8>, grad: &[f64], hess: &[f64]) {
-    for ((b, &g), &h) in bins.zip(grad).zip(hess) {
-        let slot = &mut out[b as usize];
-        slot.g += g;
-        slot.h += h;
-        slot.n += 1;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,8 +213,25 @@ mod tests {
 
     fn small_data() -> BinnedData {
         // 6 rows x 2 features, row-major
-        let x = [0.0, 5.0, 1.0, 5.0, 2.0, 6.0, 0.0, 6.0, 1.0, f64::NAN, 2.0, 7.0];
+        let x = [
+            0.0,
+            5.0,
+            1.0,
+            5.0,
+            2.0,
+            6.0,
+            0.0,
+            6.0,
+            1.0,
+            f64::NAN,
+            2.0,
+            7.0,
+        ];
         bin_matrix(&x, 6, 2, 255, 100, 0).unwrap()
+    }
+
+    fn pairs(g: &[f64], h: &[f64]) -> Vec<[f64; 2]> {
+        g.iter().zip(h).map(|(&g, &h)| [g, h]).collect()
     }
 
     #[test]
@@ -198,7 +242,13 @@ mod tests {
         let g = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         let h = [1.0; 6];
         let mut hist = Histogram::zeros(&layout);
-        hist.build(&layout, &data, &[0, 1], &rows, &g, Hessians::PerRow(&h));
+        hist.build(
+            &layout,
+            &data,
+            &[0, 1],
+            &rows,
+            NodeGradients::Pairs(&pairs(&g, &h)),
+        );
         for f in 0..2 {
             let total: f64 = hist.feature(&layout, f).iter().map(|b| b.g).sum();
             let count: u32 = hist.feature(&layout, f).iter().map(|b| b.n).sum();
@@ -219,9 +269,24 @@ mod tests {
         let rows: Vec<u32> = vec![0, 2, 3, 5];
         let g = [0.5, -1.0, 2.0, 0.25];
         let mut per_row = Histogram::zeros(&layout);
-        per_row.build(&layout, &data, &[0, 1], &rows, &g, Hessians::PerRow(&[2.0; 4]));
+        per_row.build(
+            &layout,
+            &data,
+            &[0, 1],
+            &rows,
+            NodeGradients::Pairs(&pairs(&g, &[2.0; 4])),
+        );
         let mut constant = Histogram::zeros(&layout);
-        constant.build(&layout, &data, &[0, 1], &rows, &g, Hessians::Constant(2.0));
+        constant.build(
+            &layout,
+            &data,
+            &[0, 1],
+            &rows,
+            NodeGradients::ConstantHessian {
+                grad: &g,
+                hess: 2.0,
+            },
+        );
         assert_eq!(per_row.bins, constant.bins);
     }
 
@@ -234,13 +299,32 @@ mod tests {
         let all: Vec<u32> = (0..6).collect();
         let left: Vec<u32> = vec![0, 2, 5];
         let right: Vec<u32> = vec![1, 3, 4];
-        let gather = |rows: &[u32], v: &[f64]| rows.iter().map(|&r| v[r as usize]).collect::<Vec<_>>();
+        let gather =
+            |rows: &[u32], v: &[f64]| rows.iter().map(|&r| v[r as usize]).collect::<Vec<_>>();
         let mut parent = Histogram::zeros(&layout);
-        parent.build(&layout, &data, &[0, 1], &all, &g, Hessians::PerRow(&h));
+        parent.build(
+            &layout,
+            &data,
+            &[0, 1],
+            &all,
+            NodeGradients::Pairs(&pairs(&g, &h)),
+        );
         let mut l = Histogram::zeros(&layout);
-        l.build(&layout, &data, &[0, 1], &left, &gather(&left, &g), Hessians::PerRow(&gather(&left, &h)));
+        l.build(
+            &layout,
+            &data,
+            &[0, 1],
+            &left,
+            NodeGradients::Pairs(&pairs(&gather(&left, &g), &gather(&left, &h))),
+        );
         let mut r = Histogram::zeros(&layout);
-        r.build(&layout, &data, &[0, 1], &right, &gather(&right, &g), Hessians::PerRow(&gather(&right, &h)));
+        r.build(
+            &layout,
+            &data,
+            &[0, 1],
+            &right,
+            NodeGradients::Pairs(&pairs(&gather(&right, &g), &gather(&right, &h))),
+        );
         for f in 0..2 {
             let child = l.feature(&layout, f).to_vec();
             subtract_feature(&mut parent.bins[layout.range(f)], &child);

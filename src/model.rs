@@ -11,7 +11,10 @@
 //!   `threshold_bin`, `default_left` (where NaN goes), `left`, `right` (node
 //!   indices, always greater than the node's own), `value` (leaf output,
 //!   learning rate included), `gain`, `count`;
-//! - `train_loss`: the mean training loss after each tree.
+//! - `train_loss`: the mean training loss after each tree;
+//! - `selected_features`, `feature_entry_tree`: the features used by any
+//!   split in the order they entered the model, and the tree at which each
+//!   entered; `n_selected_after_tree`: how many were used after each tree.
 //!
 //! The raw score of a row is `base_score` plus the leaf value of every tree;
 //! for `binary_logloss` it is a logit.
@@ -37,6 +40,15 @@ pub struct Model {
     pub trees: Vec<Tree>,
     /// Mean training loss after each tree.
     pub train_loss: Vec<f64>,
+    /// Features used by any split, in the order they entered (Ω).
+    #[serde(default)]
+    pub selected_features: Vec<usize>,
+    /// The tree at which each of `selected_features` entered.
+    #[serde(default)]
+    pub feature_entry_tree: Vec<usize>,
+    /// Number of features used after each tree.
+    #[serde(default)]
+    pub n_selected_after_tree: Vec<usize>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -59,13 +71,27 @@ pub enum ImportanceKind {
 impl Model {
     /// An ensemble with no trees yet.
     pub fn new(objective: ObjectiveKind, n_features: usize, base_score: f64) -> Self {
-        Model { objective, n_features, base_score, trees: Vec::new(), train_loss: Vec::new() }
+        Model {
+            objective,
+            n_features,
+            base_score,
+            trees: Vec::new(),
+            train_loss: Vec::new(),
+            selected_features: Vec::new(),
+            feature_entry_tree: Vec::new(),
+            n_selected_after_tree: Vec::new(),
+        }
     }
 
     /// Per-feature importance (length d), not normalised.
     pub fn importances(&self, kind: ImportanceKind) -> Vec<f64> {
         let mut out = vec![0.0; self.n_features];
-        for node in self.trees.iter().flat_map(|t| &t.nodes).filter(|n| !n.is_leaf) {
+        for node in self
+            .trees
+            .iter()
+            .flat_map(|t| &t.nodes)
+            .filter(|n| !n.is_leaf)
+        {
             out[node.feature as usize] += match kind {
                 ImportanceKind::Gain => node.gain,
                 ImportanceKind::Split => 1.0,
@@ -76,7 +102,11 @@ impl Model {
 
     /// The model as a JSON document (see the module docs).
     pub fn to_json(&self) -> String {
-        let file = ModelFile { format: FORMAT.into(), version: VERSION, model: self.clone() };
+        let file = ModelFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            model: self.clone(),
+        };
         serde_json::to_string(&file).expect("a model always serialises")
     }
 
@@ -109,7 +139,9 @@ impl Model {
                         && (node.left as usize) < len
                         && (node.right as usize) < len);
                 if !ok {
-                    return Err(SbError::InvalidModel(format!("tree {t} node {i} is malformed")));
+                    return Err(SbError::InvalidModel(format!(
+                        "tree {t} node {i} is malformed"
+                    )));
                 }
             }
         }

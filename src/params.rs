@@ -30,6 +30,31 @@ impl ObjectiveKind {
     }
 }
 
+/// Which new-feature penalty scores the splits (SPEC section 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PenaltyKind {
+    /// The plain engine.
+    None,
+    /// GBFS: `μ` (and the costs) in gain units.
+    Gbfs,
+    /// A-GBM: `μ` (and the costs) relative to the tree's root scale; μ ∈ [0, 1).
+    Agbm,
+}
+
+impl PenaltyKind {
+    /// Parse "none", "gbfs" or "agbm".
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "none" => Ok(PenaltyKind::None),
+            "gbfs" => Ok(PenaltyKind::Gbfs),
+            "agbm" => Ok(PenaltyKind::Agbm),
+            other => Err(SbError::InvalidParameter(format!(
+                "penalty must be 'none', 'gbfs' or 'agbm', got '{other}'"
+            ))),
+        }
+    }
+}
+
 /// All settings of one boosting run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoosterParams {
@@ -65,6 +90,16 @@ pub struct BoosterParams {
     pub seed: u64,
     /// Rows sampled to find the bin thresholds (LightGBM's `bin_construct_sample_cnt`).
     pub bin_sample_rows: usize,
+    /// The new-feature penalty.
+    pub penalty: PenaltyKind,
+    /// μ: what a feature outside Ω pays (see [`PenaltyKind`]).
+    pub mu: f64,
+    /// Per-feature costs `c_j ≥ 0` added to μ (length d), if any.
+    pub feature_costs: Option<Vec<f64>>,
+    /// Bag label of each feature (length d), if any: a bag is paid for once.
+    pub feature_bags: Option<Vec<usize>>,
+    /// Stop admitting new features once this many are used.
+    pub max_features: Option<usize>,
 }
 
 impl Default for BoosterParams {
@@ -86,6 +121,11 @@ impl Default for BoosterParams {
             n_threads: 0,
             seed: 0,
             bin_sample_rows: 200_000,
+            penalty: PenaltyKind::None,
+            mu: 0.0,
+            feature_costs: None,
+            feature_bags: None,
+            max_features: None,
         }
     }
 }
@@ -115,12 +155,17 @@ impl BoosterParams {
             "max_depth must be >= 1 or None".to_string()
         })?;
         check(self.min_samples_leaf >= 1, || {
-            format!("min_samples_leaf must be >= 1, got {}", self.min_samples_leaf)
+            format!(
+                "min_samples_leaf must be >= 1, got {}",
+                self.min_samples_leaf
+            )
         })?;
-        check(
-            (0.0..1.0).contains(&self.min_split_fraction),
-            || format!("min_split_fraction must be in [0, 1), got {}", self.min_split_fraction),
-        )?;
+        check((0.0..1.0).contains(&self.min_split_fraction), || {
+            format!(
+                "min_split_fraction must be in [0, 1), got {}",
+                self.min_split_fraction
+            )
+        })?;
         for (name, value) in [
             ("min_child_weight", self.min_child_weight),
             ("l2_regularization", self.l2_regularization),
@@ -144,6 +189,37 @@ impl BoosterParams {
         check(self.bin_sample_rows >= 1, || {
             "bin_sample_rows must be >= 1".to_string()
         })?;
+        match self.penalty {
+            PenaltyKind::Agbm => check((0.0..1.0).contains(&self.mu), || {
+                format!("mu must be in [0, 1) for penalty 'agbm', got {}", self.mu)
+            })?,
+            _ => check(self.mu.is_finite() && self.mu >= 0.0, || {
+                format!("mu must be a finite number >= 0, got {}", self.mu)
+            })?,
+        }
+        if let Some(costs) = &self.feature_costs {
+            check(costs.iter().all(|c| c.is_finite() && *c >= 0.0), || {
+                "feature_costs must be finite numbers >= 0".to_string()
+            })?;
+        }
+        check(self.max_features != Some(0), || {
+            "max_features must be >= 1 or None".to_string()
+        })?;
+        Ok(())
+    }
+
+    /// Check the per-feature settings against the number of features.
+    pub fn validate_for(&self, n_features: usize) -> Result<()> {
+        for (name, len) in [
+            ("feature_costs", self.feature_costs.as_ref().map(Vec::len)),
+            ("feature_bags", self.feature_bags.as_ref().map(Vec::len)),
+        ] {
+            if let Some(len) = len {
+                check(len == n_features, || {
+                    format!("{name} has {len} entries but X has {n_features} features")
+                })?;
+            }
+        }
         Ok(())
     }
 }
@@ -159,12 +235,21 @@ mod tests {
 
     #[test]
     fn out_of_range_values_are_named() {
-        let p = BoosterParams { learning_rate: -1.0, ..Default::default() };
+        let p = BoosterParams {
+            learning_rate: -1.0,
+            ..Default::default()
+        };
         let e = p.validate().unwrap_err().to_string();
         assert!(e.contains("learning_rate"), "{e}");
-        let p = BoosterParams { max_bins: 256, ..Default::default() };
+        let p = BoosterParams {
+            max_bins: 256,
+            ..Default::default()
+        };
         assert!(p.validate().unwrap_err().to_string().contains("max_bins"));
-        let p = BoosterParams { subsample: 0.0, ..Default::default() };
+        let p = BoosterParams {
+            subsample: 0.0,
+            ..Default::default()
+        };
         assert!(p.validate().unwrap_err().to_string().contains("subsample"));
         assert!(ObjectiveKind::parse("poisson").is_err());
     }

@@ -47,7 +47,12 @@ impl Predictor {
                 default_left: n.default_left,
             }));
         }
-        Predictor { nodes, roots, base_score: model.base_score, n_features: model.n_features }
+        Predictor {
+            nodes,
+            roots,
+            base_score: model.base_score,
+            n_features: model.n_features,
+        }
     }
 
     #[inline]
@@ -62,7 +67,11 @@ impl Predictor {
                     break;
                 }
                 let v = row[node.feature as usize];
-                let left = if v.is_nan() { node.default_left } else { v <= node.threshold };
+                let left = if v.is_nan() {
+                    node.default_left
+                } else {
+                    v <= node.threshold
+                };
                 i = if left { node.left } else { node.right } as usize;
             }
         }
@@ -79,17 +88,21 @@ impl Predictor {
             )));
         }
         if n_features == 0 || x.len() % n_features != 0 {
-            return Err(SbError::InvalidInput("X does not have a whole number of rows".into()));
+            return Err(SbError::InvalidInput(
+                "X does not have a whole number of rows".into(),
+            ));
         }
         let n = x.len() / n_features;
         let mut out = vec![0.0; n];
-        out.par_chunks_mut(ROWS_PER_TASK).enumerate().for_each(|(chunk, out)| {
-            let first = chunk * ROWS_PER_TASK;
-            for (k, o) in out.iter_mut().enumerate() {
-                let r = first + k;
-                *o = self.predict_row(&x[r * n_features..(r + 1) * n_features]);
-            }
-        });
+        out.par_chunks_mut(ROWS_PER_TASK)
+            .enumerate()
+            .for_each(|(chunk, out)| {
+                let first = chunk * ROWS_PER_TASK;
+                for (k, o) in out.iter_mut().enumerate() {
+                    let r = first + k;
+                    *o = self.predict_row(&x[r * n_features..(r + 1) * n_features]);
+                }
+            });
         Ok(out)
     }
 }

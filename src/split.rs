@@ -19,21 +19,20 @@ pub struct NodeStats {
 }
 
 impl NodeStats {
-    /// Sum of `grad`/`hess` over all entries.
-    pub fn from_slices(grad: &[f64], hess: &[f64]) -> Self {
+    fn add(self, b: &HistBin) -> Self {
         NodeStats {
-            g: grad.iter().sum(),
-            h: hess.iter().sum(),
-            n: grad.len() as u32,
+            g: self.g + b.g,
+            h: self.h + b.h,
+            n: self.n + b.n,
         }
     }
 
-    fn add(self, b: &HistBin) -> Self {
-        NodeStats { g: self.g + b.g, h: self.h + b.h, n: self.n + b.n }
-    }
-
     fn minus(self, o: NodeStats) -> Self {
-        NodeStats { g: self.g - o.g, h: self.h - o.h, n: self.n - o.n }
+        NodeStats {
+            g: self.g - o.g,
+            h: self.h - o.h,
+            n: self.n - o.n,
+        }
     }
 
     /// `G²/(H+λ)`: the loss reduction of a leaf against value zero.
@@ -90,18 +89,6 @@ pub struct SplitCandidate {
     pub right: NodeStats,
 }
 
-impl SplitCandidate {
-    /// The better of two candidates: higher gain, then lower feature index,
-    /// so that any parallel reduction picks the same one.
-    pub fn better(a: SplitCandidate, b: SplitCandidate) -> SplitCandidate {
-        if b.gain > a.gain || (b.gain == a.gain && b.feature < a.feature) {
-            b
-        } else {
-            a
-        }
-    }
-}
-
 /// The best split of one feature, or `None` if no split meets `c`.
 ///
 /// `bins` are the feature's histogram bins, the last one being NaN's;
@@ -146,7 +133,14 @@ pub fn best_split_of_feature(
                 // Without NaN rows in the node, NaN (at prediction) follows
                 // the larger child.
                 let default_left = default_left.unwrap_or(left.n >= right.n);
-                best = Some(SplitCandidate { feature, bin: b as u8, default_left, gain, left, right });
+                best = Some(SplitCandidate {
+                    feature,
+                    bin: b as u8,
+                    default_left,
+                    gain,
+                    left,
+                    right,
+                });
             }
         }
     };
@@ -162,20 +156,20 @@ pub fn best_split_of_feature(
     best
 }
 
-/// The best split of a node over `features`, in parallel; `None` if no
-/// feature has a split meeting `c` with positive gain.
-pub fn find_best_split(
+/// The best split of every feature in `features` (ascending) that has one
+/// meeting `c`, in feature order; computed in parallel.
+pub fn split_candidates(
     hist: &Histogram,
     layout: &HistLayout,
     features: &[usize],
     parent: NodeStats,
     c: &SplitConstraints,
-) -> Option<SplitCandidate> {
+) -> Vec<SplitCandidate> {
     features
         .par_iter()
         .with_min_len(16)
         .filter_map(|&f| best_split_of_feature(f, hist.feature(layout, f), parent, c))
-        .reduce_with(SplitCandidate::better)
+        .collect()
 }
 
 #[cfg(test)]
@@ -187,14 +181,22 @@ mod tests {
     }
 
     fn loose() -> SplitConstraints {
-        SplitConstraints { min_samples_leaf: 1, min_child_weight: 0.0, l2: 0.0 }
+        SplitConstraints {
+            min_samples_leaf: 1,
+            min_child_weight: 0.0,
+            l2: 0.0,
+        }
     }
 
     #[test]
     fn finds_the_step_and_gain_is_sse_reduction() {
         // residuals: 2 rows of -1 in bin 0, 2 rows of +1 in bin 1, none NaN
         let bins = [bin(-2.0, 2), bin(2.0, 2), bin(0.0, 0)];
-        let parent = NodeStats { g: 0.0, h: 4.0, n: 4 };
+        let parent = NodeStats {
+            g: 0.0,
+            h: 4.0,
+            n: 4,
+        };
         let s = best_split_of_feature(0, &bins, parent, &loose()).unwrap();
         assert_eq!(s.bin, 0);
         // SSE parent = 4, children 0 each
@@ -207,7 +209,11 @@ mod tests {
     fn nan_rows_go_where_they_help() {
         // values: bin0 g=-3 (3 rows), bin1 g=+1 (1 row); NaN rows g=-2 (2 rows)
         let bins = [bin(-3.0, 3), bin(1.0, 1), bin(-2.0, 2)];
-        let parent = NodeStats { g: -4.0, h: 6.0, n: 6 };
+        let parent = NodeStats {
+            g: -4.0,
+            h: 6.0,
+            n: 6,
+        };
         let s = best_split_of_feature(0, &bins, parent, &loose()).unwrap();
         assert!(s.default_left, "{s:?}");
         assert_eq!(s.bin, 0);
@@ -217,8 +223,15 @@ mod tests {
     #[test]
     fn min_samples_leaf_is_respected() {
         let bins = [bin(-1.0, 1), bin(1.0, 5), bin(0.0, 0)];
-        let parent = NodeStats { g: 0.0, h: 6.0, n: 6 };
-        let c = SplitConstraints { min_samples_leaf: 2, ..loose() };
+        let parent = NodeStats {
+            g: 0.0,
+            h: 6.0,
+            n: 6,
+        };
+        let c = SplitConstraints {
+            min_samples_leaf: 2,
+            ..loose()
+        };
         assert!(best_split_of_feature(0, &bins, parent, &c).is_none());
     }
 
@@ -227,7 +240,9 @@ mod tests {
         let nb = bins.len() - 1;
         let mut best: Option<f64> = None;
         for b in 0..nb {
-            let values = bins[..=b].iter().fold(NodeStats::default(), |s, x| s.add(x));
+            let values = bins[..=b]
+                .iter()
+                .fold(NodeStats::default(), |s, x| s.add(x));
             for left in [values, values.add(&bins[nb])] {
                 let right = parent.minus(left);
                 if c.allows(&left) && c.allows(&right) {
@@ -246,9 +261,17 @@ mod tests {
             let nb = 2 + rng.below(30);
             let mut bins: Vec<HistBin> = (0..=nb)
                 .map(|_| {
-                    let n = if rng.next_f64() < 0.4 { 0 } else { rng.below(20) as u32 };
+                    let n = if rng.next_f64() < 0.4 {
+                        0
+                    } else {
+                        rng.below(20) as u32
+                    };
                     let h = n as f64 * (0.1 + rng.next_f64());
-                    HistBin { g: (rng.next_f64() - 0.5) * 10.0 * n as f64, h, n }
+                    HistBin {
+                        g: (rng.next_f64() - 0.5) * 10.0 * n as f64,
+                        h,
+                        n,
+                    }
                 })
                 .collect();
             if case % 3 == 0 {
@@ -264,7 +287,10 @@ mod tests {
             let slow = brute_force(&bins, parent, &c);
             match (fast, slow) {
                 (None, None) => {}
-                (Some(a), Some(b)) => assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "case {case}: {a} vs {b}"),
+                (Some(a), Some(b)) => assert!(
+                    (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+                    "case {case}: {a} vs {b}"
+                ),
                 other => panic!("case {case}: {other:?}"),
             }
         }
@@ -273,7 +299,11 @@ mod tests {
     #[test]
     fn constant_feature_has_no_split() {
         let bins = [bin(3.0, 10), bin(0.0, 0)];
-        let parent = NodeStats { g: 3.0, h: 10.0, n: 10 };
+        let parent = NodeStats {
+            g: 3.0,
+            h: 10.0,
+            n: 10,
+        };
         assert!(best_split_of_feature(0, &bins, parent, &loose()).is_none());
     }
 }

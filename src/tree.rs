@@ -50,7 +50,11 @@ impl Node {
     /// The child a raw value goes to.
     #[inline]
     pub fn child_for_value(&self, v: f64) -> u32 {
-        let left = if v.is_nan() { self.default_left } else { v <= self.threshold };
+        let left = if v.is_nan() {
+            self.default_left
+        } else {
+            v <= self.threshold
+        };
         if left {
             self.left
         } else {

@@ -16,7 +16,13 @@ fn uniform(n: usize, d: usize, seed: u64) -> Vec<f64> {
 }
 
 fn fit_xy(x: &[f64], d: usize, y: &[f64], params: &BoosterParams) -> Model {
-    let data = TrainingData { x, n_rows: y.len(), n_features: d, y, weights: None };
+    let data = TrainingData {
+        x,
+        n_rows: y.len(),
+        n_features: d,
+        y,
+        weights: None,
+    };
     fit(&data, params, &never).unwrap()
 }
 
@@ -29,7 +35,10 @@ fn one_tree_fits_a_four_level_step_function_exactly() {
     let (n, d) = (2000, 3);
     // 20 distinct values per feature, so every step lies between two bins
     // (a step inside a bin cannot be fitted by any histogram GBDT).
-    let x: Vec<f64> = uniform(n, d, 1).iter().map(|v| (v * 20.0).floor() / 20.0).collect();
+    let x: Vec<f64> = uniform(n, d, 1)
+        .iter()
+        .map(|v| (v * 20.0).floor() / 20.0)
+        .collect();
     // y depends on feature 1 only, through 4 levels
     let level = |v: f64| [-3.0, 1.0, 4.0, 10.0][(v * 4.0) as usize];
     let y: Vec<f64> = (0..n).map(|i| level(x[i * d + 1])).collect();
@@ -47,15 +56,25 @@ fn one_tree_fits_a_four_level_step_function_exactly() {
         assert!((p - t).abs() < 1e-9, "{p} vs {t}");
     }
     // Every split is on the relevant feature.
-    assert!(model.trees[0].nodes.iter().all(|n| n.is_leaf || n.feature == 1));
+    assert!(model.trees[0]
+        .nodes
+        .iter()
+        .all(|n| n.is_leaf || n.feature == 1));
 }
 
 #[test]
 fn node_sums_add_up_and_leaf_values_are_newton_steps() {
     let (n, d) = (3000, 5);
     let x = uniform(n, d, 2);
-    let y: Vec<f64> = (0..n).map(|i| (x[i * d] * 6.0).sin() + x[i * d + 2]).collect();
-    let params = BoosterParams { n_estimators: 1, learning_rate: 0.5, l2_regularization: 2.0, ..Default::default() };
+    let y: Vec<f64> = (0..n)
+        .map(|i| (x[i * d] * 6.0).sin() + x[i * d + 2])
+        .collect();
+    let params = BoosterParams {
+        n_estimators: 1,
+        learning_rate: 0.5,
+        l2_regularization: 2.0,
+        ..Default::default()
+    };
     let model = fit_xy(&x, d, &y, &params);
     let tree = &model.trees[0];
     // First-round gradients of squared error: g = base − y, h = 1.
@@ -85,7 +104,11 @@ fn node_sums_add_up_and_leaf_values_are_newton_steps() {
             assert!(nd.count >= 2 * params.min_samples_leaf as u32);
         } else {
             let expected = -g_sum[i] / (count[i] as f64 + 2.0) * 0.5;
-            assert!((nd.value - expected).abs() < 1e-9, "leaf {i}: {} vs {expected}", nd.value);
+            assert!(
+                (nd.value - expected).abs() < 1e-9,
+                "leaf {i}: {} vs {expected}",
+                nd.value
+            );
             assert!(nd.count >= params.min_samples_leaf as u32);
         }
     }
@@ -98,13 +121,29 @@ fn packed_predictor_matches_tree_by_tree_traversal() {
     for i in (0..n).step_by(7) {
         x[i * d + 3] = f64::NAN; // missing values take the learned direction
     }
-    let y: Vec<f64> = (0..n).map(|i| x[i * d] * 3.0 - x[i * d + 1] + if x[i * d + 3].is_nan() { 2.0 } else { x[i * d + 3] }).collect();
-    let params = BoosterParams { n_estimators: 30, subsample: 0.8, colsample_bytree: 0.7, seed: 5, ..Default::default() };
+    let y: Vec<f64> = (0..n)
+        .map(|i| {
+            x[i * d] * 3.0 - x[i * d + 1]
+                + if x[i * d + 3].is_nan() {
+                    2.0
+                } else {
+                    x[i * d + 3]
+                }
+        })
+        .collect();
+    let params = BoosterParams {
+        n_estimators: 30,
+        subsample: 0.8,
+        colsample_bytree: 0.7,
+        seed: 5,
+        ..Default::default()
+    };
     let model = fit_xy(&x, d, &y, &params);
     let fast = predict(&model, &x, d);
     for i in 0..n {
         let row = &x[i * d..(i + 1) * d];
-        let slow: f64 = model.base_score + model.trees.iter().map(|t| t.predict_row(row)).sum::<f64>();
+        let slow: f64 =
+            model.base_score + model.trees.iter().map(|t| t.predict_row(row)).sum::<f64>();
         assert!((fast[i] - slow).abs() < 1e-12);
     }
 }
@@ -113,7 +152,9 @@ fn packed_predictor_matches_tree_by_tree_traversal() {
 fn same_seed_gives_the_same_model_with_one_or_two_threads() {
     let (n, d) = (4000, 20);
     let x = uniform(n, d, 4);
-    let y: Vec<f64> = (0..n).map(|i| if x[i * d + 5] > 0.3 { 1.0 } else { 0.0 }).collect();
+    let y: Vec<f64> = (0..n)
+        .map(|i| if x[i * d + 5] > 0.3 { 1.0 } else { 0.0 })
+        .collect();
     let base = BoosterParams {
         objective: ObjectiveKind::BinaryLogloss,
         n_estimators: 20,
@@ -122,10 +163,35 @@ fn same_seed_gives_the_same_model_with_one_or_two_threads() {
         seed: 11,
         ..Default::default()
     };
-    let one = fit_xy(&x, d, &y, &BoosterParams { n_threads: 1, ..base.clone() });
-    let two = fit_xy(&x, d, &y, &BoosterParams { n_threads: 2, ..base.clone() });
+    let one = fit_xy(
+        &x,
+        d,
+        &y,
+        &BoosterParams {
+            n_threads: 1,
+            ..base.clone()
+        },
+    );
+    let two = fit_xy(
+        &x,
+        d,
+        &y,
+        &BoosterParams {
+            n_threads: 2,
+            ..base.clone()
+        },
+    );
     assert_eq!(one, two);
-    let other_seed = fit_xy(&x, d, &y, &BoosterParams { n_threads: 2, seed: 12, ..base });
+    let other_seed = fit_xy(
+        &x,
+        d,
+        &y,
+        &BoosterParams {
+            n_threads: 2,
+            seed: 12,
+            ..base
+        },
+    );
     assert_ne!(one, other_seed);
 }
 
@@ -134,7 +200,15 @@ fn model_file_round_trip_is_exact() {
     let (n, d) = (1000, 4);
     let x = uniform(n, d, 6);
     let y: Vec<f64> = (0..n).map(|i| x[i * d].powi(2) * 1.234_567_891).collect();
-    let model = fit_xy(&x, d, &y, &BoosterParams { n_estimators: 10, ..Default::default() });
+    let model = fit_xy(
+        &x,
+        d,
+        &y,
+        &BoosterParams {
+            n_estimators: 10,
+            ..Default::default()
+        },
+    );
     let back = Model::from_json(&model.to_json()).unwrap();
     assert_eq!(model, back);
     assert!(Model::from_json("{\"format\": \"other\"}").is_err());
@@ -148,7 +222,13 @@ fn bad_inputs_are_errors_not_panics() {
     let params = BoosterParams::default();
     let x = [0.0, 1.0, 2.0, 3.0];
     let run = |x: &[f64], y: &[f64], d: usize| {
-        let data = TrainingData { x, n_rows: y.len(), n_features: d, y, weights: None };
+        let data = TrainingData {
+            x,
+            n_rows: y.len(),
+            n_features: d,
+            y,
+            weights: None,
+        };
         fit(&data, &params, &never).unwrap_err().to_string()
     };
     assert!(run(&x, &[1.0, f64::NAN], 2).contains("non-finite"));
@@ -156,17 +236,35 @@ fn bad_inputs_are_errors_not_panics() {
     assert!(run(&[], &[], 2).contains("no rows"));
     assert!(run(&[0.0, f64::INFINITY, 1.0, 1.0], &[1.0, 2.0], 2).contains("infinite"));
     let stop = || true;
-    let data = TrainingData { x: &x, n_rows: 2, n_features: 2, y: &[1.0, 2.0], weights: None };
-    assert_eq!(fit(&data, &params, &stop).unwrap_err(), sparseboost::SbError::Interrupted);
+    let data = TrainingData {
+        x: &x,
+        n_rows: 2,
+        n_features: 2,
+        y: &[1.0, 2.0],
+        weights: None,
+    };
+    assert_eq!(
+        fit(&data, &params, &stop).unwrap_err(),
+        sparseboost::SbError::Interrupted
+    );
 }
 
 #[test]
 fn a_split_between_values_and_nan_survives_the_model_file() {
     // y depends only on whether feature 0 is missing.
     let n = 400;
-    let x: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { f64::NAN } else { (i % 7) as f64 }).collect();
-    let y: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { 5.0 } else { -5.0 }).collect();
-    let params = BoosterParams { n_estimators: 1, learning_rate: 1.0, max_leaves: 2, ..Default::default() };
+    let x: Vec<f64> = (0..n)
+        .map(|i| if i % 2 == 0 { f64::NAN } else { (i % 7) as f64 })
+        .collect();
+    let y: Vec<f64> = (0..n)
+        .map(|i| if i % 2 == 0 { 5.0 } else { -5.0 })
+        .collect();
+    let params = BoosterParams {
+        n_estimators: 1,
+        learning_rate: 1.0,
+        max_leaves: 2,
+        ..Default::default()
+    };
     let model = fit_xy(&x, 1, &y, &params);
     let pred = predict(&model, &x, 1);
     assert!(pred.iter().zip(&y).all(|(p, t)| (p - t).abs() < 1e-9));

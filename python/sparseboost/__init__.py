@@ -4,5 +4,12 @@ features, with a Rust core and a scikit-learn API."""
 from ._core import __version__
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 from .persistence import load_model
+from .selectors import SparseBoostSelector
 
-__all__ = ["SparseBoostClassifier", "SparseBoostRegressor", "load_model", "__version__"]
+__all__ = [
+    "SparseBoostClassifier",
+    "SparseBoostRegressor",
+    "SparseBoostSelector",
+    "load_model",
+    "__version__",
+]

@@ -8,6 +8,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -29,6 +30,9 @@ _ENGINE_PARAMS = (
     "max_bins",
     "subsample",
     "colsample_bytree",
+    "penalty",
+    "mu",
+    "max_features",
 )
 
 
@@ -53,7 +57,42 @@ def resolve_seed(random_state) -> int:
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
-class BaseSparseBoost(BaseEstimator):
+def feature_costs_array(costs, estimator):
+    """Costs as a list of d floats: from an array of d numbers, or from a
+    dict ``{feature name or index: cost}`` (unlisted features cost 0)."""
+    d = estimator.n_features_in_
+    if costs is None:
+        return None
+    if isinstance(costs, dict):
+        names = list(getattr(estimator, "feature_names_in_", []))
+        out = np.zeros(d)
+        for key, cost in costs.items():
+            if key in names:
+                out[names.index(key)] = cost
+            elif isinstance(key, numbers.Integral) and 0 <= key < d:
+                out[key] = cost
+            else:
+                raise ValueError(f"feature_costs names an unknown feature: {key!r}")
+    else:
+        out = np.asarray(costs, dtype=np.float64)
+        if out.shape != (d,):
+            raise ValueError(f"feature_costs must have {d} entries (one per feature), got shape {out.shape}")
+    if not np.all(np.isfinite(out)) or np.any(out < 0):
+        raise ValueError("feature_costs must be finite numbers >= 0")
+    return out.tolist()
+
+
+def feature_bags_array(bags, d):
+    """Bag labels (any hashable values, one per feature) as integers."""
+    if bags is None:
+        return None
+    labels = np.asarray(bags)
+    if labels.shape != (d,):
+        raise ValueError(f"feature_bags must have {d} entries (one per feature), got shape {labels.shape}")
+    return np.unique(labels, return_inverse=True)[1].ravel().tolist()
+
+
+class BaseSparseBoost(SelectorMixin, BaseEstimator):
     """Parameters and engine calls common to every sparseboost booster.
 
     Subclasses define ``_objective`` (the engine's loss name) and
@@ -77,6 +116,11 @@ class BaseSparseBoost(BaseEstimator):
         max_bins=255,
         subsample=1.0,
         colsample_bytree=1.0,
+        penalty="agbm",
+        mu=0.01,
+        feature_costs=None,
+        feature_bags=None,
+        max_features=None,
         n_jobs=None,
         random_state=None,
     ):
@@ -92,6 +136,11 @@ class BaseSparseBoost(BaseEstimator):
         self.max_bins = max_bins
         self.subsample = subsample
         self.colsample_bytree = colsample_bytree
+        self.penalty = penalty
+        self.mu = mu
+        self.feature_costs = feature_costs
+        self.feature_bags = feature_bags
+        self.max_features = max_features
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -105,6 +154,8 @@ class BaseSparseBoost(BaseEstimator):
     def _engine_params(self) -> dict:
         params = {name: getattr(self, name) for name in _ENGINE_PARAMS}
         params["objective"] = self._objective
+        params["feature_costs"] = feature_costs_array(self.feature_costs, self)
+        params["feature_bags"] = feature_bags_array(self.feature_bags, self.n_features_in_)
         params["n_threads"] = resolve_n_jobs(self.n_jobs)
         params["seed"] = resolve_seed(self.random_state)
         return params
@@ -150,6 +201,43 @@ class BaseSparseBoost(BaseEstimator):
         """Mean training loss after each tree, shape (n_trees_,)."""
         check_is_fitted(self, "_model")
         return np.asarray(self._model.train_loss)
+
+    @property
+    def selected_features_(self) -> np.ndarray:
+        """Indices of the features used by any split, in the order they
+        entered the model (Ω)."""
+        check_is_fitted(self, "_model")
+        return np.asarray(self._model.selected_features, dtype=np.intp)
+
+    @property
+    def selected_feature_names_(self) -> np.ndarray:
+        """Names of ``selected_features_`` (``feature_names_in_`` for
+        DataFrames, else ``x0, x1, ...``), in entry order."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            return np.asarray([f"x{j}" for j in self.selected_features_], dtype=object)
+        return np.asarray(names, dtype=object)[self.selected_features_]
+
+    @property
+    def feature_entry_tree_(self) -> np.ndarray:
+        """The tree (0-based) at which each of ``selected_features_`` entered."""
+        check_is_fitted(self, "_model")
+        return np.asarray(self._model.feature_entry_tree, dtype=np.intp)
+
+    @property
+    def selection_path_(self) -> dict:
+        """After each tree: ``n_features`` used so far and the mean
+        ``train_loss``; arrays of length ``n_trees_``."""
+        check_is_fitted(self, "_model")
+        return {
+            "n_features": np.asarray(self._model.n_selected_after_tree, dtype=np.intp),
+            "train_loss": np.asarray(self._model.train_loss),
+        }
+
+    def _get_support_mask(self):
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.selected_features_] = True
+        return mask
 
     @property
     def feature_importances_(self) -> np.ndarray:

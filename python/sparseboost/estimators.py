@@ -10,7 +10,11 @@ from ._base import BaseSparseBoost
 
 
 class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
-    """Histogram gradient boosting for regression (squared error).
+    """Histogram gradient boosting for regression (squared error) that
+    selects its own features.
+
+    It is also a feature selector: ``transform(X)`` keeps the columns of
+    ``selected_features_`` and ``get_support()`` gives their mask.
 
     Parameters
     ----------
@@ -39,6 +43,24 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         Fraction of rows drawn (without replacement) for each tree.
     colsample_bytree : float, default=1.0
         Fraction of features drawn for each tree.
+    penalty : {"agbm", "gbfs", "none"}, default="agbm"
+        The new-feature penalty (SPEC section 2). A split on a feature the
+        ensemble does not use yet must beat the best split on used features
+        by ``mu`` (plus the feature's cost): relative to the tree's root
+        loss scale for "agbm" (A-GBM, Han et al. 2020), in gain units for
+        "gbfs" (GBFS, Xu et al. 2014; equals LightGBM's
+        ``cegb_penalty_feature_coupled=[mu]*d``). "none" is the plain GBDT.
+    mu : float, default=0.01
+        The penalty: in [0, 1) for "agbm", >= 0 for "gbfs". ``mu=0`` without
+        costs gives exactly the plain GBDT.
+    feature_costs : array of shape (n_features,) or dict, default=None
+        Extra non-negative cost of each feature, on the same scale as
+        ``mu``; a dict maps feature names (or indices) to costs, others 0.
+    feature_bags : array of shape (n_features,), default=None
+        Bag label of each feature: the penalty is paid once per bag, after
+        which every feature of the bag is free.
+    max_features : int or None, default=None
+        Stop admitting new features once this many are used.
     n_jobs : int or None, default=None
         Threads: None or -1 for all cores, -2 for all but one, k > 0 for k.
         The fitted model does not depend on it.
@@ -49,6 +71,14 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
     Attributes
     ----------
     n_features_in_, feature_names_in_ : as in scikit-learn.
+    selected_features_ : ndarray of int
+        Features used by any split, in the order they entered the model.
+    selected_feature_names_ : ndarray of str
+        Their names, in the same order.
+    feature_entry_tree_ : ndarray of int
+        The tree at which each selected feature entered.
+    selection_path_ : dict of arrays
+        ``n_features`` used and ``train_loss`` after each tree.
     feature_importances_ : ndarray of shape (n_features_in_,)
         Normalised total gain per feature.
     n_trees_ : int
@@ -73,7 +103,8 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
 
 
 class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
-    """Histogram gradient boosting for binary classification (log-loss).
+    """Histogram gradient boosting for binary classification (log-loss)
+    that selects its own features.
 
     Parameters are those of :class:`SparseBoostRegressor`. Multiclass
     targets are not supported yet and raise ``ValueError``.

@@ -38,7 +38,16 @@ def _jsonable_params(estimator) -> dict:
     params = estimator.get_params(deep=False)
     if not isinstance(params.get("random_state"), (numbers.Integral, type(None))):
         params["random_state"] = None  # a RandomState object cannot be written
-    return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in params.items()}
+    return {k: _plain(v) for k, v in params.items()}
+
+
+def _plain(value):
+    """numpy scalars and arrays as the Python values JSON can hold."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
 def save_model(estimator, path) -> None:

@@ -30,7 +30,14 @@ impl Objective for BinaryLogloss {
         (p / (1.0 - p)).ln()
     }
 
-    fn gradients(&self, y: &[f64], raw: &[f64], weights: Option<&[f64]>, grad: &mut [f64], hess: &mut [f64]) {
+    fn gradients(
+        &self,
+        y: &[f64],
+        raw: &[f64],
+        weights: Option<&[f64]>,
+        grad: &mut [f64],
+        hess: &mut [f64],
+    ) {
         grad.par_iter_mut()
             .zip(hess.par_iter_mut())
             .enumerate()

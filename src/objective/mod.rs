@@ -21,7 +21,14 @@ pub trait Objective: Sync {
 
     /// Fill `grad[i] = w_i ∂l/∂f` and `hess[i] = w_i ∂²l/∂f²` at `raw[i]`.
     /// All slices have length n.
-    fn gradients(&self, y: &[f64], raw: &[f64], weights: Option<&[f64]>, grad: &mut [f64], hess: &mut [f64]);
+    fn gradients(
+        &self,
+        y: &[f64],
+        raw: &[f64],
+        weights: Option<&[f64]>,
+        grad: &mut [f64],
+        hess: &mut [f64],
+    );
 
     /// Mean loss (weighted when `weights` is given), for reporting.
     fn loss(&self, y: &[f64], raw: &[f64], weights: Option<&[f64]>) -> f64;

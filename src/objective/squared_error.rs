@@ -16,7 +16,14 @@ impl Objective for SquaredError {
         weighted_mean(y, weights)
     }
 
-    fn gradients(&self, y: &[f64], raw: &[f64], weights: Option<&[f64]>, grad: &mut [f64], hess: &mut [f64]) {
+    fn gradients(
+        &self,
+        y: &[f64],
+        raw: &[f64],
+        weights: Option<&[f64]>,
+        grad: &mut [f64],
+        hess: &mut [f64],
+    ) {
         grad.par_iter_mut()
             .zip(hess.par_iter_mut())
             .enumerate()

@@ -127,7 +127,9 @@ impl PyModel {
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let d = x.shape()[1];
         let xs = contiguous("X", &x)?;
-        let out = run_interruptible(py, |_| with_threads(n_threads, || self.predictor.predict_raw(xs, d))?)?;
+        let out = run_interruptible(py, |_| {
+            with_threads(n_threads, || self.predictor.predict_raw(xs, d))?
+        })?;
         Ok(PyArray1::from_vec(py, out))
     }
 
@@ -158,7 +160,13 @@ impl PyModel {
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let constructor = py.get_type::<PyModel>().getattr("from_json")?;
-        PyTuple::new(py, [constructor.into_any(), (self.model.to_json(),).into_pyobject(py)?.into_any()])
+        PyTuple::new(
+            py,
+            [
+                constructor.into_any(),
+                (self.model.to_json(),).into_pyobject(py)?.into_any(),
+            ],
+        )
     }
 
     /// Number of input features.
@@ -183,6 +191,24 @@ impl PyModel {
     #[getter]
     fn train_loss(&self) -> Vec<f64> {
         self.model.train_loss.clone()
+    }
+
+    /// Features used by any split, in the order they entered.
+    #[getter]
+    fn selected_features(&self) -> Vec<usize> {
+        self.model.selected_features.clone()
+    }
+
+    /// The tree at which each selected feature entered.
+    #[getter]
+    fn feature_entry_tree(&self) -> Vec<usize> {
+        self.model.feature_entry_tree.clone()
+    }
+
+    /// Number of features used after each tree.
+    #[getter]
+    fn n_selected_after_tree(&self) -> Vec<usize> {
+        self.model.n_selected_after_tree.clone()
     }
 }
 
@@ -221,7 +247,9 @@ fn fit<'py>(
 /// aborting the interpreter).
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
-    run_interruptible(py, |_| -> crate::Result<()> { panic!("requested by a test") })
+    run_interruptible(py, |_| -> crate::Result<()> {
+        panic!("requested by a test")
+    })
 }
 
 /// The native part of sparseboost.

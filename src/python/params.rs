@@ -1,7 +1,7 @@
 //! Reading [`BoosterParams`] from the Python layer's dict. Every key must be
 //! known; ranges are checked by [`BoosterParams::validate`].
 
-use crate::params::{BoosterParams, ObjectiveKind};
+use crate::params::{BoosterParams, ObjectiveKind, PenaltyKind};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -10,6 +10,18 @@ fn get<'py, T: FromPyObjectOwned<'py>>(key: &str, value: &Bound<'py, PyAny>) -> 
     value
         .extract::<T>()
         .map_err(|_| PyTypeError::new_err(format!("parameter '{key}' has the wrong type: {value}")))
+}
+
+/// `None` or a value.
+fn optional<'py, T: FromPyObjectOwned<'py>>(
+    key: &str,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Option<T>> {
+    if value.is_none() {
+        Ok(None)
+    } else {
+        get(key, value).map(Some)
+    }
 }
 
 /// A count: an integer, so that a negative one is a range error (a
@@ -33,8 +45,12 @@ pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
             "learning_rate" => p.learning_rate = get(&key, &value)?,
             "max_leaves" => p.max_leaves = count(&key, &value)?,
             "max_depth" => {
-                p.max_depth = if value.is_none() { None } else { Some(count(&key, &value)?) }
-            },
+                p.max_depth = if value.is_none() {
+                    None
+                } else {
+                    Some(count(&key, &value)?)
+                }
+            }
             "min_samples_leaf" => p.min_samples_leaf = count(&key, &value)?,
             "min_split_fraction" => p.min_split_fraction = get(&key, &value)?,
             "min_child_weight" => p.min_child_weight = get(&key, &value)?,
@@ -46,9 +62,28 @@ pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
             "n_threads" => p.n_threads = count(&key, &value)?,
             "seed" => p.seed = get(&key, &value)?,
             "bin_sample_rows" => p.bin_sample_rows = count(&key, &value)?,
-            other => return Err(PyValueError::new_err(format!("unknown parameter '{other}'"))),
+            "penalty" => {
+                p.penalty = PenaltyKind::parse(&get::<String>(&key, &value)?)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?
+            }
+            "mu" => p.mu = get(&key, &value)?,
+            "feature_costs" => p.feature_costs = optional(&key, &value)?,
+            "feature_bags" => p.feature_bags = optional(&key, &value)?,
+            "max_features" => {
+                p.max_features = if value.is_none() {
+                    None
+                } else {
+                    Some(count(&key, &value)?)
+                }
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown parameter '{other}'"
+                )))
+            }
         }
     }
-    p.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
+    p.validate()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(p)
 }

@@ -1,0 +1,48 @@
+//! New-feature penalties (SPEC section 2): a split on a feature outside Ω,
+//! the set of features the ensemble already uses, must beat the best split
+//! on used features by a penalty.
+//!
+//! The grower only sees the [`Penalty`] trait, with LightGBM-style hooks:
+//! `begin_tree` (the tree's root scale), `deduction` (what a candidate split
+//! pays), and `commit` (a split was made; if it changed any deduction, the
+//! grower re-scores the cached candidates of its other open leaves, which
+//! is what LightGBM's bugs #3679 and #5317 got wrong).
+//!
+//! Scores stay in gain units: `score = gain − S·(μ + c_j)` for a feature
+//! whose bag is not yet paid, `gain` otherwise. Dividing by `S` instead
+//! (`gain/S − μ − c_j`, the SPEC's form) ranks candidates identically; gain
+//! units keep `μ = 0` bit-identical to the plain engine.
+
+mod feature_set;
+mod new_feature;
+
+pub use feature_set::FeatureSet;
+pub use new_feature::{NewFeaturePenalty, Scale};
+
+/// A rule that makes some candidate splits pay.
+pub trait Penalty: Sync {
+    /// A tree starts; `root_scale` is `Σ g²/h − G²/H` over its root rows.
+    fn begin_tree(&mut self, root_scale: f64);
+
+    /// What a split on `feature` pays, in gain units (≥ 0; `f64::INFINITY`
+    /// forbids it).
+    fn deduction(&self, feature: usize) -> f64;
+
+    /// A split on `feature` was committed. True if any deduction changed.
+    fn commit(&mut self, feature: usize) -> bool;
+}
+
+/// No penalty: the plain engine.
+pub struct NoPenalty;
+
+impl Penalty for NoPenalty {
+    fn begin_tree(&mut self, _root_scale: f64) {}
+
+    fn deduction(&self, _feature: usize) -> f64 {
+        0.0
+    }
+
+    fn commit(&mut self, _feature: usize) -> bool {
+        false
+    }
+}

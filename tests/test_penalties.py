@@ -1,0 +1,127 @@
+"""Feature selection while boosting: GBFS and A-GBM penalties, costs, bags,
+max_features, and the selection report."""
+
+import numpy as np
+import pytest
+
+from sparseboost import SparseBoostClassifier, SparseBoostRegressor
+from sparseboost.datasets import make_synthetic
+
+
+@pytest.fixture(scope="module")
+def wide_synthetic():
+    """SPEC section 3's problem at n = 10000, d = 1000."""
+    X, y = make_synthetic(10000, 1000, random_state=0)
+    X_test, y_test = make_synthetic(5000, 1000, random_state=1)
+    return X, y, X_test, y_test
+
+
+def rmse(a, b):
+    return float(np.sqrt(np.mean((a - b) ** 2)))
+
+
+def test_agbm_selects_the_planted_features_first(wide_synthetic):
+    X, y, X_test, y_test = wide_synthetic
+    sparse = SparseBoostRegressor(penalty="agbm", mu=0.01, random_state=0).fit(X, y)
+    plain = SparseBoostRegressor(penalty="none", random_state=0).fit(X, y)
+    selected = list(sparse.selected_features_)
+    assert set(selected[:3]) == {0, 1, 2}
+    assert len(selected) <= 6
+    assert len(plain.selected_features_) > 100  # the plain model touches most features
+    assert rmse(sparse.predict(X_test), y_test) <= rmse(plain.predict(X_test), y_test)
+    assert sparse.feature_entry_tree_[0] == 0
+    path = sparse.selection_path_
+    assert path["n_features"][-1] == len(selected)
+    assert np.all(np.diff(path["n_features"]) >= 0)
+    assert len(path["train_loss"]) == sparse.n_trees_
+
+
+def test_mu_zero_is_the_plain_engine(synthetic_regression):
+    X, y, _, _ = synthetic_regression
+    plain = SparseBoostRegressor(penalty="none", n_estimators=20, random_state=0).fit(X, y)
+    for penalty in ("gbfs", "agbm"):
+        zero = SparseBoostRegressor(penalty=penalty, mu=0.0, n_estimators=20, random_state=0)
+        assert zero.fit(X, y)._model.to_json() == plain._model.to_json()
+
+
+def test_costs_by_name_steer_selection_to_a_free_twin():
+    pd = pytest.importorskip("pandas")
+    X, y = make_synthetic(3000, 10, random_state=2)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(10)])
+    frame["f0_copy"] = frame["f0"]
+    model = SparseBoostRegressor(mu=0.01, feature_costs={"f0": 0.5}, random_state=0).fit(frame, y)
+    names = list(model.selected_feature_names_)
+    assert "f0_copy" in names and "f0" not in names
+    free = SparseBoostRegressor(mu=0.01, random_state=0).fit(frame, y)
+    assert "f0" in free.selected_feature_names_
+
+
+def test_bags_make_a_weak_feature_free_once_its_bag_is_paid():
+    # Binary f0 is worth about n·25 = 100000 in gain, binary f1 about
+    # n·0.25 = 1000: below μ = 2000 alone, free in a bag with f0.
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.integers(0, 2, 4000), rng.integers(0, 2, 4000), rng.random(4000)])
+    y = 10.0 * X[:, 0] + 1.0 * X[:, 1]
+    common = dict(penalty="gbfs", mu=2000.0, n_estimators=5, random_state=0)
+    alone = SparseBoostRegressor(**common).fit(X, y)
+    assert list(alone.selected_features_) == [0]
+    bagged = SparseBoostRegressor(feature_bags=["ab", "ab", "c"], **common).fit(X, y)
+    assert list(bagged.selected_features_) == [0, 1]
+
+
+def test_max_features_caps_the_selection(synthetic_regression):
+    X, y, _, _ = synthetic_regression
+    model = SparseBoostRegressor(penalty="none", max_features=2, random_state=0).fit(X, y)
+    assert len(model.selected_features_) == 2
+    assert model.transform(X).shape == (X.shape[0], 2)
+    assert model.get_support().sum() == 2
+
+
+def test_the_booster_is_a_selector(synthetic_classification):
+    X, y, _, _ = synthetic_classification
+    model = SparseBoostClassifier(mu=0.02, random_state=0).fit(X, y)
+    support = model.get_support()
+    assert set(np.flatnonzero(support)) == set(model.selected_features_)
+    np.testing.assert_array_equal(model.transform(X), X[:, support])
+    assert list(model.get_feature_names_out()) == [f"x{j}" for j in np.flatnonzero(support)]
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"penalty": "agbm", "mu": 1.0}, "mu"),
+        ({"penalty": "agbm", "mu": -0.1}, "mu"),
+        ({"penalty": "gbfs", "mu": -1.0}, "mu"),
+        ({"penalty": "lasso"}, "penalty"),
+        ({"feature_costs": [1.0, 2.0]}, "feature_costs"),
+        ({"feature_costs": {"nope": 1.0}}, "unknown feature"),
+        ({"feature_bags": [0, 1]}, "feature_bags"),
+        ({"max_features": 0}, "max_features"),
+    ],
+)
+def test_bad_selection_parameters(params, match):
+    X = np.random.default_rng(0).random((50, 4))
+    with pytest.raises(ValueError, match=match):
+        SparseBoostRegressor(**params).fit(X, X[:, 0])
+
+
+def test_gbfs_selects_the_features_lightgbm_cegb_selects():
+    """GBFS with μ in gain units is LightGBM's cost-effective boosting with
+    ``cegb_penalty_feature_coupled=[μ]*d`` and ``cegb_tradeoff=1``. The two
+    bin their features differently, so gains differ slightly; a μ far from
+    every feature's gain makes the selected sets comparable exactly."""
+    lgb = pytest.importorskip("lightgbm")
+    X, y = make_synthetic(5000, 50, random_state=4)
+    mu = 100.0
+    ours = SparseBoostRegressor(penalty="gbfs", mu=mu, random_state=0).fit(X, y)
+    theirs = lgb.LGBMRegressor(
+        n_estimators=100,
+        num_leaves=31,
+        min_child_samples=20,
+        cegb_penalty_feature_coupled=[mu] * X.shape[1],
+        cegb_tradeoff=1.0,
+        verbose=-1,
+    ).fit(X, y)
+    lgb_used = set(np.flatnonzero(theirs.booster_.feature_importance("split")))
+    assert set(ours.selected_features_) == lgb_used
+    assert set(ours.selected_features_[:3]) == {0, 1, 2}
