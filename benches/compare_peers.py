@@ -151,7 +151,7 @@ def make_estimator_factory(lib, task):
                   "grow_policy": "lossguide", "max_leaves": N_LEAVES, "max_depth": 0,
                   "max_bin": N_BINS, "min_child_weight": 1e-3, "reg_lambda": 0.0,
                   "subsample": 1.0, "colsample_bytree": 1.0, "n_jobs": N_THREADS,
-                  "random_state": SEED, "penalty": "none"}
+                  "random_state": SEED}
         return (lambda: cls(**params)), xgb.__version__
     if lib == "sklearn":
         import sklearn
@@ -161,7 +161,7 @@ def make_estimator_factory(lib, task):
         cls = HGBC if clf else HGBR
         params = {"max_iter": N_TREES, "learning_rate": LEARNING_RATE, "max_leaf_nodes": N_LEAVES,
                   "max_bins": N_BINS, "min_samples_leaf": MIN_LEAF, "early_stopping": False,
-                  "random_state": SEED, "penalty": "none"}
+                  "random_state": SEED}
         return (lambda: cls(**params)), sklearn.__version__
     raise ValueError(f"unknown library {lib!r}")
 
