@@ -6,7 +6,7 @@ use crate::binning::BinnedData;
 use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram, NodeGradients};
 use crate::params::BoosterParams;
 use crate::partition::partition_segment;
-use crate::penalty::Penalty;
+use crate::penalty::{Changed, Penalty};
 use crate::split::{
     best_split_of_feature, split_candidates, NodeStats, SplitCandidate, SplitConstraints,
 };
@@ -158,12 +158,20 @@ impl<'a> TreeGrower<'a> {
                 .expect("a leaf with a split keeps its histogram");
             let (mut left, mut right) = self.apply_split(&mut nodes, &mut rows, &leaves[i], &split);
             split_features.push(split.feature);
-            if penalty.commit(split.feature) {
-                // The feature (or its bag) is now free, or the door to new
-                // features closed: the cached choices of the other leaves
-                // are stale.
-                for leaf in leaves.iter_mut() {
-                    self.rescore(leaf, penalty);
+            // A feature (or bag) just became free, or the door to new
+            // features closed: the cached choices of the other leaves are
+            // stale.
+            match penalty.commit(split.feature) {
+                Changed::Nothing => {}
+                Changed::Freed(features) => {
+                    for leaf in leaves.iter_mut() {
+                        self.consider_freed(leaf, &features, penalty);
+                    }
+                }
+                Changed::Everything => {
+                    for leaf in leaves.iter_mut() {
+                        self.rescore(leaf, penalty);
+                    }
                 }
             }
             if leaves.len() + 1 < self.params.max_leaves {
@@ -223,6 +231,25 @@ impl<'a> TreeGrower<'a> {
         leaf.candidates = candidates;
         leaf.hist = Some(hist);
         self.rescore(leaf, penalty);
+    }
+
+    /// Only `freed` features got cheaper: the leaf's best changes only if
+    /// one of their candidates now beats it.
+    fn consider_freed(&self, leaf: &mut OpenLeaf, freed: &[usize], penalty: &dyn Penalty) {
+        for &f in freed {
+            let Ok(k) = leaf.candidates.binary_search_by_key(&f, |s| s.feature) else {
+                continue;
+            };
+            let split = leaf.candidates[k];
+            let score = split.gain - penalty.deduction(f);
+            let better = match leaf.best {
+                None => true,
+                Some(b) => score > b.score || (score == b.score && f < b.split.feature),
+            };
+            if score > self.params.min_gain && better {
+                leaf.best = Some(Scored { split, score });
+            }
+        }
     }
 
     /// Choose the leaf's best candidate under the current penalty; a leaf

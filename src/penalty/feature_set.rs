@@ -1,5 +1,7 @@
 //! Ω, the features (and bags of features) the ensemble already uses.
 
+use super::Changed;
+
 /// Which bags have been paid for. Without bags every feature is its own bag.
 #[derive(Debug, Clone)]
 pub struct FeatureSet {
@@ -7,6 +9,8 @@ pub struct FeatureSet {
     bag_of: Vec<usize>,
     /// `paid[b]`: a feature of bag b is used.
     paid: Vec<bool>,
+    /// The features of each bag, ascending.
+    members: Vec<Vec<usize>>,
     /// Features used so far, in the order they entered.
     used_in_order: Vec<usize>,
     used: Vec<bool>,
@@ -24,8 +28,13 @@ impl FeatureSet {
             .iter()
             .map(|b| labels.binary_search(b).unwrap())
             .collect();
+        let mut members = vec![Vec::new(); labels.len()];
+        for (feature, &bag) in bag_of.iter().enumerate() {
+            members[bag].push(feature);
+        }
         FeatureSet {
             paid: vec![false; labels.len()],
+            members,
             used: vec![false; bag_of.len()],
             bag_of,
             used_in_order: Vec::new(),
@@ -51,16 +60,23 @@ impl FeatureSet {
                 .is_none_or(|k| self.used_in_order.len() < k)
     }
 
-    /// Record a split on `feature`. True if this paid for a new bag.
-    pub fn mark_used(&mut self, feature: usize) -> bool {
-        if !self.used[feature] {
+    /// Record a split on `feature` and say which features it made free.
+    pub fn mark_used(&mut self, feature: usize) -> Changed {
+        let newly_used = !self.used[feature];
+        if newly_used {
             self.used[feature] = true;
             self.used_in_order.push(feature);
         }
         let bag = self.bag_of[feature];
         let newly_paid = !self.paid[bag];
         self.paid[bag] = true;
-        newly_paid || self.max_features == Some(self.used_in_order.len())
+        if newly_used && self.max_features == Some(self.used_in_order.len()) {
+            Changed::Everything
+        } else if newly_paid {
+            Changed::Freed(self.members[bag].clone())
+        } else {
+            Changed::Nothing
+        }
     }
 
     /// The features used so far, in the order they entered.
@@ -77,9 +93,9 @@ mod tests {
     fn a_bag_is_paid_once() {
         let mut set = FeatureSet::new(&[7, 7, 3, 9], None);
         assert!(!set.is_free(0) && !set.is_free(1));
-        assert!(set.mark_used(1));
+        assert_eq!(set.mark_used(1), Changed::Freed(vec![0, 1]));
         assert!(set.is_free(0) && set.is_free(1) && !set.is_free(2));
-        assert!(!set.mark_used(0)); // same bag: nothing new to pay
+        assert_eq!(set.mark_used(0), Changed::Nothing); // same bag: nothing new to pay
         assert_eq!(set.used_in_order(), &[1, 0]);
     }
 
@@ -88,7 +104,7 @@ mod tests {
         let mut set = FeatureSet::singletons(4, Some(2));
         set.mark_used(3);
         assert!(set.admits(0));
-        assert!(set.mark_used(0)); // the second feature also closes the door
+        assert_eq!(set.mark_used(0), Changed::Everything); // the second feature closes the door
         assert!(!set.admits(1) && set.admits(3));
     }
 }

@@ -4,9 +4,9 @@
 //!
 //! The grower only sees the [`Penalty`] trait, with LightGBM-style hooks:
 //! `begin_tree` (the tree's root scale), `deduction` (what a candidate split
-//! pays), and `commit` (a split was made; if it changed any deduction, the
-//! grower re-scores the cached candidates of its other open leaves, which
-//! is what LightGBM's bugs #3679 and #5317 got wrong).
+//! pays), and `commit` (a split was made; it says which deductions changed,
+//! and the grower re-scores the cached candidates of its open leaves on
+//! those features, which is what LightGBM's bugs #3679 and #5317 got wrong).
 //!
 //! Scores stay in gain units: `score = gain − S·(μ + c_j)` for a feature
 //! whose bag is not yet paid, `gain` otherwise. Dividing by `S` instead
@@ -28,8 +28,21 @@ pub trait Penalty: Sync {
     /// forbids it).
     fn deduction(&self, feature: usize) -> f64;
 
-    /// A split on `feature` was committed. True if any deduction changed.
-    fn commit(&mut self, feature: usize) -> bool;
+    /// A split on `feature` was committed: which deductions changed.
+    fn commit(&mut self, feature: usize) -> Changed;
+}
+
+/// What a commit changed, so that the grower re-scores only what it must.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Changed {
+    /// No deduction changed.
+    Nothing,
+    /// These features (a newly paid bag) became free; no other deduction
+    /// changed, so a leaf's best can only switch to one of them.
+    Freed(Vec<usize>),
+    /// Any deduction may have changed (for example, `max_features` closed
+    /// the door to new features).
+    Everything,
 }
 
 /// No penalty: the plain engine.
@@ -42,7 +55,7 @@ impl Penalty for NoPenalty {
         0.0
     }
 
-    fn commit(&mut self, _feature: usize) -> bool {
-        false
+    fn commit(&mut self, _feature: usize) -> Changed {
+        Changed::Nothing
     }
 }

@@ -1,6 +1,6 @@
 //! GBFS and A-GBM: the same new-feature penalty with a different scale.
 
-use super::{FeatureSet, Penalty};
+use super::{Changed, FeatureSet, Penalty};
 
 /// What `μ` and the costs are measured against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +61,7 @@ impl Penalty for NewFeaturePenalty {
         }
     }
 
-    fn commit(&mut self, feature: usize) -> bool {
+    fn commit(&mut self, feature: usize) -> Changed {
         self.omega.mark_used(feature)
     }
 }
@@ -78,7 +78,7 @@ mod tests {
         agbm.begin_tree(200.0);
         assert_eq!(agbm.deduction(0), 20.0);
         assert_eq!(agbm.deduction(1), 120.0);
-        assert!(agbm.commit(0));
+        assert_eq!(agbm.commit(0), Changed::Freed(vec![0]));
         assert_eq!(agbm.deduction(0), 0.0);
         let mut gbfs = NewFeaturePenalty::new(Scale::Gain, 3.0, vec![0.0; 3], omega);
         gbfs.begin_tree(200.0);
