@@ -55,10 +55,11 @@ def main(argv=None) -> int:
         print(f"test accuracy: {model.score(X_test, y_test):.4f}")
 
     importance = model.feature_importances_
-    used = np.flatnonzero(importance)
-    print(f"features used by the trees: {len(used)} of {X.shape[1]}")
+    selected = model.selected_features_
+    print(f"features used by the trees: {len(selected)} of {X.shape[1]} "
+          f"(penalty {model.penalty!r}, mu={model.mu}); in order of entry: {list(selected[:10])}")
     print("top features by gain share:")
-    for j in np.argsort(-importance)[:8]:
+    for j in [j for j in np.argsort(-importance)[:8] if importance[j] > 0]:
         mark = "  <- relevant" if j in RELEVANT_FEATURES else ""
         print(f"  x{j:<6d} {importance[j]:.3f}{mark}")
     found = set(np.argsort(-importance)[:3]) == set(RELEVANT_FEATURES)
