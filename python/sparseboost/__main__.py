@@ -57,7 +57,7 @@ def main(argv=None) -> int:
     importance = model.feature_importances_
     selected = model.selected_features_
     print(f"features used by the trees: {len(selected)} of {X.shape[1]} "
-          f"(penalty {model.penalty!r}, mu={model.mu}); in order of entry: {list(selected[:10])}")
+          f"(penalty {model.penalty!r}, mu={model.mu}); in order of entry: {selected[:10].tolist()}")
     print("top features by gain share:")
     for j in [j for j in np.argsort(-importance)[:8] if importance[j] > 0]:
         mark = "  <- relevant" if j in RELEVANT_FEATURES else ""
