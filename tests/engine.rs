@@ -2,28 +2,16 @@
 //! grown trees, prediction against a slow reference, determinism across
 //! thread counts, and the model file round trip.
 
+mod common;
+
+use common::{fit_xy, never};
 use sparseboost::rng::Rng;
 use sparseboost::{fit, BoosterParams, Model, ObjectiveKind, Predictor, TrainingData};
-
-fn never() -> bool {
-    false
-}
 
 /// Row-major uniform features in [0, 1).
 fn uniform(n: usize, d: usize, seed: u64) -> Vec<f64> {
     let mut rng = Rng::new(seed);
     (0..n * d).map(|_| rng.next_f64()).collect()
-}
-
-fn fit_xy(x: &[f64], d: usize, y: &[f64], params: &BoosterParams) -> Model {
-    let data = TrainingData {
-        x,
-        n_rows: y.len(),
-        n_features: d,
-        y,
-        weights: None,
-    };
-    fit(&data, params, &never).unwrap()
 }
 
 fn predict(model: &Model, x: &[f64], d: usize) -> Vec<f64> {

@@ -1,23 +1,11 @@
 //! The new-feature penalties (GBFS, A-GBM, costs, bags, max_features) at
 //! the engine level.
 
+mod common;
+
+use common::fit_xy;
 use sparseboost::rng::Rng;
-use sparseboost::{fit, BoosterParams, Model, PenaltyKind, TrainingData};
-
-fn never() -> bool {
-    false
-}
-
-fn fit_xy(x: &[f64], d: usize, y: &[f64], params: &BoosterParams) -> Model {
-    let data = TrainingData {
-        x,
-        n_rows: y.len(),
-        n_features: d,
-        y,
-        weights: None,
-    };
-    fit(&data, params, &never).unwrap()
-}
+use sparseboost::{BoosterParams, Model, PenaltyKind};
 
 /// Row-major binary features (0 or 1) and uniform noise features.
 fn binary_and_noise(n: usize, n_binary: usize, n_noise: usize, seed: u64) -> Vec<f64> {

@@ -1,0 +1,20 @@
+//! Helpers shared by the Rust integration tests.
+
+use sparseboost::{fit, BoosterParams, Model, TrainingData};
+
+/// A stop callback that never stops.
+pub fn never() -> bool {
+    false
+}
+
+/// Fit on a row-major `x` with `d` columns and targets `y`.
+pub fn fit_xy(x: &[f64], d: usize, y: &[f64], params: &BoosterParams) -> Model {
+    let data = TrainingData {
+        x,
+        n_rows: y.len(),
+        n_features: d,
+        y,
+        weights: None,
+    };
+    fit(&data, params, &never).unwrap()
+}
