@@ -29,10 +29,10 @@ from sparseboost import SparseBoostRegressor
 from sparseboost.datasets import make_synthetic
 
 CONFIGS = [
-    ("none", dict(penalty="none")),
-    ("agbm mu=1e-12", dict(penalty="agbm", mu=1e-12)),
-    ("agbm mu=0.01", dict(penalty="agbm", mu=0.01)),
-    ("gbfs mu=10", dict(penalty="gbfs", mu=10.0)),
+    ("none", {"penalty": "none"}),
+    ("agbm mu=1e-12", {"penalty": "agbm", "mu": 1e-12}),
+    ("agbm mu=0.01", {"penalty": "agbm", "mu": 0.01}),
+    ("gbfs mu=10", {"penalty": "gbfs", "mu": 10.0}),
 ]
 
 

@@ -35,11 +35,10 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-from sklearn.metrics import roc_auc_score
-
 import lightgbm as lgb
+import numpy as np
 import sparseboost as sb
+from sklearn.metrics import roc_auc_score
 from sparseboost.datasets import make_synthetic
 
 DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "data"

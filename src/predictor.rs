@@ -87,7 +87,7 @@ impl Predictor {
                 self.n_features
             )));
         }
-        if n_features == 0 || x.len() % n_features != 0 {
+        if n_features == 0 || !x.len().is_multiple_of(n_features) {
             return Err(SbError::InvalidInput(
                 "X does not have a whole number of rows".into(),
             ));

@@ -2,7 +2,6 @@
 needs nothing else)."""
 
 import pytest
-
 from sparseboost.datasets import make_synthetic
 
 

@@ -3,9 +3,7 @@ never a crash or a silent wrong answer."""
 
 import numpy as np
 import pytest
-
-from sparseboost import SparseBoostClassifier, SparseBoostRegressor
-from sparseboost import _core
+from sparseboost import SparseBoostClassifier, SparseBoostRegressor, _core
 
 X = np.random.default_rng(0).random((50, 4))
 y = X[:, 0] + X[:, 1]

@@ -4,7 +4,6 @@ loss goes down."""
 
 import numpy as np
 import pytest
-
 from sparseboost import SparseBoostClassifier, SparseBoostRegressor
 
 
@@ -35,7 +34,7 @@ def test_step_function_is_fitted_exactly_with_one_tree():
 
 def test_same_random_state_same_model_whatever_the_thread_count(synthetic_classification):
     X, y, X_test, _ = synthetic_classification
-    params = dict(n_estimators=30, subsample=0.7, colsample_bytree=0.6, random_state=7)
+    params = {"n_estimators": 30, "subsample": 0.7, "colsample_bytree": 0.6, "random_state": 7}
     one = SparseBoostClassifier(n_jobs=1, **params).fit(X, y)
     two = SparseBoostClassifier(n_jobs=2, **params).fit(X, y)
     assert one._model.to_json() == two._model.to_json()

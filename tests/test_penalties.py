@@ -3,7 +3,6 @@ max_features, and the selection report."""
 
 import numpy as np
 import pytest
-
 from sparseboost import SparseBoostClassifier, SparseBoostRegressor
 from sparseboost.datasets import make_synthetic
 
@@ -62,7 +61,7 @@ def test_bags_make_a_weak_feature_free_once_its_bag_is_paid():
     rng = np.random.default_rng(3)
     X = np.column_stack([rng.integers(0, 2, 4000), rng.integers(0, 2, 4000), rng.random(4000)])
     y = 10.0 * X[:, 0] + 1.0 * X[:, 1]
-    common = dict(penalty="gbfs", mu=2000.0, n_estimators=5, random_state=0)
+    common = {"penalty": "gbfs", "mu": 2000.0, "n_estimators": 5, "random_state": 0}
     alone = SparseBoostRegressor(**common).fit(X, y)
     assert list(alone.selected_features_) == [0]
     bagged = SparseBoostRegressor(feature_bags=["ab", "ab", "c"], **common).fit(X, y)

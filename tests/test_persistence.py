@@ -5,7 +5,6 @@ import pickle
 
 import numpy as np
 import pytest
-
 import sparseboost
 from sparseboost import SparseBoostClassifier, SparseBoostRegressor
 

@@ -8,7 +8,6 @@ from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
-
 from sparseboost import SparseBoostClassifier, SparseBoostRegressor
 
 

@@ -10,6 +10,6 @@ __all__ = [
     "SparseBoostClassifier",
     "SparseBoostRegressor",
     "SparseBoostSelector",
-    "load_model",
     "__version__",
+    "load_model",
 ]

@@ -32,7 +32,7 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    common = dict(n_features=args.n_features, task=args.task)
+    common = {"n_features": args.n_features, "task": args.task}
     X, y = make_synthetic(args.n_samples, random_state=args.random_state, **common)
     X_test, y_test = make_synthetic(
         max(1000, args.n_samples // 4), random_state=args.random_state + 1, **common

@@ -3,8 +3,8 @@ the call into the Rust engine, importances and persistence."""
 
 from __future__ import annotations
 
-import os
 import numbers
+import os
 
 import numpy as np
 from sklearn.base import BaseEstimator

@@ -1,9 +1,8 @@
 //! Binary log-loss on labels in {0, 1}; the raw score is the logit:
 //! `p = σ(f)`, `g = p − y`, `h = p(1 − p)`.
 
-use super::{weight, weighted_mean, Objective};
+use super::{weighted_mean, Objective};
 use crate::error::{Result, SbError};
-use rayon::prelude::*;
 
 /// Binary classification.
 pub struct BinaryLogloss;
@@ -30,34 +29,15 @@ impl Objective for BinaryLogloss {
         (p / (1.0 - p)).ln()
     }
 
-    fn gradients(
-        &self,
-        y: &[f64],
-        raw: &[f64],
-        weights: Option<&[f64]>,
-        grad: &mut [f64],
-        hess: &mut [f64],
-    ) {
-        grad.par_iter_mut()
-            .zip(hess.par_iter_mut())
-            .enumerate()
-            .with_min_len(4096)
-            .for_each(|(i, (g, h))| {
-                let w = weight(weights, i);
-                let p = sigmoid(raw[i]);
-                *g = w * (p - y[i]);
-                *h = w * p * (1.0 - p);
-            });
+    #[inline]
+    fn derivatives(&self, y: f64, raw: f64) -> (f64, f64) {
+        let p = sigmoid(raw);
+        (p - y, p * (1.0 - p))
     }
 
-    fn loss(&self, y: &[f64], raw: &[f64], weights: Option<&[f64]>) -> f64 {
-        // log(1 + e^f) − y f, computed without overflow.
-        let l: Vec<f64> = y
-            .iter()
-            .zip(raw)
-            .map(|(&t, &f)| f.max(0.0) + (-f.abs()).exp().ln_1p() - t * f)
-            .collect();
-        weighted_mean(&l, weights)
+    /// `log(1 + e^f) − y f`, computed without overflow.
+    fn row_loss(&self, y: f64, raw: f64) -> f64 {
+        raw.max(0.0) + (-raw.abs()).exp().ln_1p() - y * raw
     }
 }
 

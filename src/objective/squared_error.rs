@@ -1,8 +1,8 @@
-//! Squared error `(y − f)² / 2`: `g = f − y`, `h = 1`.
+//! Squared error: `g = f − y`, `h = 1`. The reported loss is the mean
+//! squared error.
 
-use super::{weight, weighted_mean, Objective};
+use super::{weighted_mean, Objective};
 use crate::error::Result;
-use rayon::prelude::*;
 
 /// Least squares regression.
 pub struct SquaredError;
@@ -16,27 +16,12 @@ impl Objective for SquaredError {
         weighted_mean(y, weights)
     }
 
-    fn gradients(
-        &self,
-        y: &[f64],
-        raw: &[f64],
-        weights: Option<&[f64]>,
-        grad: &mut [f64],
-        hess: &mut [f64],
-    ) {
-        grad.par_iter_mut()
-            .zip(hess.par_iter_mut())
-            .enumerate()
-            .with_min_len(4096)
-            .for_each(|(i, (g, h))| {
-                let w = weight(weights, i);
-                *g = w * (raw[i] - y[i]);
-                *h = w;
-            });
+    #[inline]
+    fn derivatives(&self, y: f64, raw: f64) -> (f64, f64) {
+        (raw - y, 1.0)
     }
 
-    fn loss(&self, y: &[f64], raw: &[f64], weights: Option<&[f64]>) -> f64 {
-        let sq: Vec<f64> = y.iter().zip(raw).map(|(a, b)| (a - b) * (a - b)).collect();
-        weighted_mean(&sq, weights)
+    fn row_loss(&self, y: f64, raw: f64) -> f64 {
+        (y - raw) * (y - raw)
     }
 }
