@@ -11,7 +11,7 @@ at 100000 x 100 and 6000 x 5000; 100 trees, 31 leaves, 2 threads) with:
   different trees; usually faster).
 
 Prints the median fit time of each and its ratio to ``none`` from the same
-run. Run from the project root::
+run; the configurations take turns within each repeat. Run from the project root::
 
     python benches/penalty_overhead.py
     python benches/penalty_overhead.py --shapes 100000x100 --repeats 5
@@ -36,14 +36,13 @@ CONFIGS = [
 ]
 
 
-def median_fit_seconds(X, y, params, repeats):
-    times = []
-    for _ in range(repeats):
-        model = SparseBoostRegressor(n_estimators=100, max_leaves=31, n_jobs=2, random_state=0, **params)
-        start = time.perf_counter()
-        model.fit(X, y)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), len(model.selected_features_)
+def fit_seconds(X, y, params):
+    model = SparseBoostRegressor(
+        n_estimators=100, max_leaves=31, n_jobs=2, random_state=0, **params
+    )
+    start = time.perf_counter()
+    model.fit(X, y)
+    return time.perf_counter() - start, len(model.selected_features_)
 
 
 def main(argv=None):
@@ -57,12 +56,18 @@ def main(argv=None):
         X, y = make_synthetic(n, d, random_state=0)
         print(f"\n== {n} x {d}, median of {args.repeats} fit(s)")
         print(f"{'penalty':16s} {'fit s':>8s} {'ratio':>6s} {'features':>8s}")
-        base = None
-        for name, params in CONFIGS:
-            seconds, n_used = median_fit_seconds(X, y, params, args.repeats)
-            base = base or seconds
-            print(f"{name:16s} {seconds:8.3f} {seconds / base:6.2f} {n_used:8d}", flush=True)
-
+        # Configurations take turns, so that a slow spell of the noisy
+        # machine hits all of them alike.
+        times = {name: [] for name, _ in CONFIGS}
+        n_used = {}
+        for _ in range(args.repeats):
+            for name, params in CONFIGS:
+                seconds, n_used[name] = fit_seconds(X, y, params)
+                times[name].append(seconds)
+        base = statistics.median(times[CONFIGS[0][0]])
+        for name, _ in CONFIGS:
+            seconds = statistics.median(times[name])
+            print(f"{name:16s} {seconds:8.3f} {seconds / base:6.2f} {n_used[name]:8d}", flush=True)
 
 if __name__ == "__main__":
     main()
