@@ -24,7 +24,7 @@ from sklearn.model_selection import train_test_split
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "cal_housing"
 
 
-def rmse(model, X_train, y_train, X_test, y_test):
+def rmse(model, X_train, X_test, y_train, y_test):
     prediction = model.fit(X_train, y_train).predict(X_test)
     return float(np.sqrt(np.mean((prediction - y_test) ** 2)))
 
