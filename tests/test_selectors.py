@@ -1,0 +1,35 @@
+"""SparseBoostSelector in pipelines, and scikit-learn's checks on it."""
+
+import numpy as np
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sparseboost import (
+    SparseBoostClassifier,
+    SparseBoostRegressor,
+    SparseBoostSelector,
+)
+
+
+def test_selector_keeps_the_planted_features_in_a_pipeline(synthetic_regression):
+    X, y, X_test, y_test = synthetic_regression
+    selector = SparseBoostSelector(SparseBoostRegressor(mu=0.02, random_state=0))
+    pipe = make_pipeline(selector, LinearRegression()).fit(X, y)
+    kept = pipe[0].selected_features_
+    assert set(kept[:3]) == {0, 1, 2}
+    assert pipe[0].transform(X).shape == (X.shape[0], len(kept))
+    assert pipe.score(X_test, y_test) > 0.4
+
+
+def test_default_estimator_follows_the_target(synthetic_classification):
+    X, y, _, _ = synthetic_classification
+    assert isinstance(SparseBoostSelector().fit(X, y).estimator_, SparseBoostClassifier)
+    assert isinstance(SparseBoostSelector().fit(X, y + 0.5 * X[:, 0]).estimator_, SparseBoostRegressor)
+    pipe = make_pipeline(SparseBoostSelector(), LogisticRegression()).fit(X, y)
+    assert pipe.score(X, y) > 0.7
+
+
+@parametrize_with_checks([SparseBoostSelector(SparseBoostRegressor(n_estimators=10, min_samples_leaf=1))])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
