@@ -76,7 +76,7 @@ fn histogram(c: &mut Criterion) {
 }
 
 fn split_finding(c: &mut Criterion) {
-    let mut group = c.benchmark_group("find_best_split");
+    let mut group = c.benchmark_group("split_candidates");
     group.sample_size(10);
     for (n, d, stride) in [(100_000, 100, 1), (6_000, 5_000, 1), (6_000, 5_000, 16)] {
         let data = binned(n, d);
