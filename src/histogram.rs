@@ -153,23 +153,23 @@ pub fn build_feature(
     grads: NodeGradients,
 ) {
     debug_assert_eq!(rows.len(), grads.len());
-    out.fill(HistBin::default());
     let column = data.column(f);
-    let all_rows = rows.len() == data.n_rows;
+    if rows.len() == data.n_rows {
+        fill_bins(out, column.iter().copied(), grads);
+    } else {
+        fill_bins(out, rows.iter().map(|&r| column[r as usize]), grads);
+    }
+}
+
+/// Fill `out` from the bin of each of a node's rows (`bins`, in the order
+/// of `grads`): a histogram of any per-row binned value.
+#[inline]
+pub fn fill_bins(out: &mut [HistBin], bins: impl Iterator<Item = u8>, grads: NodeGradients) {
+    out.fill(HistBin::default());
     match grads {
-        NodeGradients::Pairs(pairs) => {
-            if all_rows {
-                accumulate_pairs(out, column.iter().copied(), pairs);
-            } else {
-                accumulate_pairs(out, rows.iter().map(|&r| column[r as usize]), pairs);
-            }
-        }
+        NodeGradients::Pairs(pairs) => accumulate_pairs(out, bins, pairs),
         NodeGradients::ConstantHessian { grad, hess } => {
-            if all_rows {
-                accumulate_gradients(out, column.iter().copied(), grad);
-            } else {
-                accumulate_gradients(out, rows.iter().map(|&r| column[r as usize]), grad);
-            }
+            accumulate_gradients(out, bins, grad);
             for slot in out.iter_mut() {
                 slot.h = slot.n as f64 * hess;
             }

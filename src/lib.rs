@@ -11,6 +11,7 @@
 pub mod binning;
 pub mod booster;
 pub mod error;
+pub mod group_testing;
 pub mod grower;
 pub mod histogram;
 pub mod model;
