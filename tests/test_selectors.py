@@ -1,10 +1,8 @@
 """SparseBoostSelector in pipelines, and scikit-learn's checks on it."""
 
-import numpy as np
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
-
 from sparseboost import (
     SparseBoostClassifier,
     SparseBoostRegressor,

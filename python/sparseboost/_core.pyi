@@ -40,4 +40,14 @@ def fit(
 ) -> Model:
     """Fit a model; releases the GIL; Ctrl-C raises KeyboardInterrupt."""
 
+def group_testing_candidates(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    gt_n_features: int,
+    gt_delta: float,
+    seed: int,
+    min_samples_leaf: int = 20,
+) -> tuple[list[int], int, int]:
+    """GT-GBM candidate features at a squared-error root: (candidates, p, cache bytes)."""
+
 def _panic_for_tests() -> None: ...

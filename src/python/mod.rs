@@ -9,8 +9,11 @@ mod params;
 
 use crate::booster::{fit as fit_model, TrainingData};
 use crate::error::SbError;
+use crate::group_testing;
+use crate::histogram::NodeGradients;
 use crate::model::{ImportanceKind, Model};
 use crate::predictor::Predictor;
+use crate::split::{NodeStats, SplitConstraints};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -243,6 +246,58 @@ fn fit<'py>(
     Ok(PyModel::wrap(model))
 }
 
+/// GT-GBM's candidate features at the root of a squared-error problem:
+/// returns `(candidates, n_subsets, cache_bytes)`. `x`: C-contiguous float64
+/// (n, d); `y`: float64 (n,). For measuring the group test (the paper's
+/// Figure 1); the grower does not use group testing yet.
+#[pyfunction]
+#[pyo3(signature = (x, y, gt_n_features, gt_delta, seed, min_samples_leaf=20))]
+fn group_testing_candidates<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    gt_n_features: usize,
+    gt_delta: f64,
+    seed: u64,
+    min_samples_leaf: u32,
+) -> PyResult<(Vec<usize>, usize, usize)> {
+    let (n, d) = (x.shape()[0], x.shape()[1]);
+    let (xs, ys) = (contiguous("X", &x)?, contiguous("y", &y)?);
+    if ys.len() != n || n == 0 {
+        return Err(PyValueError::new_err(
+            "y must have one value per row of a non-empty X",
+        ));
+    }
+    run_interruptible(py, |_| {
+        let data = crate::binning::bin_matrix(xs, n, d, 255, 200_000, seed)?;
+        let subsets = group_testing::draw_subsets(d, gt_n_features, gt_delta, seed)?;
+        let n_subsets = subsets.len();
+        let cache = group_testing::PrefixCache::build(&data, subsets);
+        let mean = ys.iter().sum::<f64>() / n as f64;
+        let grad: Vec<f64> = ys.iter().map(|t| mean - t).collect();
+        let rows: Vec<u32> = (0..n as u32).collect();
+        let node = group_testing::GroupTestNode {
+            rows: &rows,
+            grads: NodeGradients::ConstantHessian {
+                grad: &grad,
+                hess: 1.0,
+            },
+            stats: NodeStats {
+                g: grad.iter().sum(),
+                h: n as f64,
+                n: n as u32,
+            },
+            constraints: SplitConstraints {
+                min_samples_leaf,
+                min_child_weight: 1e-3,
+                l2: 0.0,
+            },
+        };
+        let found = group_testing::candidate_features(&cache, &node);
+        Ok((found, n_subsets, cache.memory_bytes()))
+    })
+}
+
 /// Deliberately panic inside Rust (tests check that this raises instead of
 /// aborting the interpreter).
 #[pyfunction]
@@ -258,6 +313,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(group_testing_candidates, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
