@@ -1,9 +1,11 @@
 //! Criterion benchmarks of the engine's kernels, with sizes as parameters:
 //! binning a matrix, building a node's histogram, and finding a node's best
-//! split. Run with `cargo bench --bench kernels`.
+//! split, and GT-GBM's prefix-sum cache and group tests. Run with
+//! `cargo bench --bench kernels` (or `-- group_testing` for one group).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sparseboost::binning::{bin_matrix, BinnedData};
+use sparseboost::group_testing::{candidate_features, draw_subsets, GroupTestNode, PrefixCache};
 use sparseboost::histogram::{HistLayout, Histogram, NodeGradients};
 use sparseboost::rng::Rng;
 use sparseboost::split::{split_candidates, NodeStats, SplitConstraints};
@@ -110,5 +112,41 @@ fn split_finding(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(kernels, binning, histogram, split_finding);
+/// GT-GBM: building the prefix-sum cache, and one root node's group tests
+/// (the candidate set of every subset), for several (n, d, s).
+fn group_testing(c: &mut Criterion) {
+    let mut group = c.benchmark_group("group_testing");
+    group.sample_size(10);
+    for (n, d, s) in [(10_000, 1_000, 3), (6_000, 5_000, 3), (6_000, 5_000, 10)] {
+        let data = binned(n, d);
+        let subsets = draw_subsets(d, s, 0.1, 0).unwrap();
+        let id = format!("{n}x{d}/s={s}");
+        group.bench_function(BenchmarkId::new("cache_build", &id), |b| {
+            b.iter(|| PrefixCache::build(&data, subsets.clone()))
+        });
+        let cache = PrefixCache::build(&data, subsets);
+        let (rows, pairs) = node(n, 1);
+        let stats = NodeStats {
+            g: pairs.iter().map(|p| p[0]).sum(),
+            h: pairs.iter().map(|p| p[1]).sum(),
+            n: rows.len() as u32,
+        };
+        let root = GroupTestNode {
+            rows: &rows,
+            grads: NodeGradients::Pairs(&pairs),
+            stats,
+            constraints: SplitConstraints {
+                min_samples_leaf: 20,
+                min_child_weight: 1e-3,
+                l2: 0.0,
+            },
+        };
+        group.bench_function(BenchmarkId::new("root_candidates", &id), |b| {
+            b.iter(|| candidate_features(&cache, black_box(&root)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(kernels, binning, histogram, split_finding, group_testing);
 criterion_main!(kernels);
