@@ -94,13 +94,31 @@ pub fn fit(
     params.validate_for(data.n_features)?;
     let objective = objective_for(params.objective);
     objective.check_targets(data.y)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(params.n_threads)
+    thread_pool(params.n_threads)?
+        .install(|| fit_in_pool(data, params, objective.as_ref(), should_stop))
+}
+
+/// A Rayon pool of `n_threads` threads (all cores for 0).
+pub(crate) fn thread_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n_threads)
         .build()
-        .map_err(|e| {
-            SbError::InvalidParameter(format!("cannot start {} threads: {e}", params.n_threads))
-        })?;
-    pool.install(|| fit_in_pool(data, params, objective.as_ref(), should_stop))
+        .map_err(|e| SbError::InvalidParameter(format!("cannot start {n_threads} threads: {e}")))
+}
+
+/// Bin the training matrix once, for every tree of the fit.
+pub(crate) fn bin_training_data(data: &TrainingData, params: &BoosterParams) -> Result<BinnedData> {
+    if data.n_rows > params.bin_sample_rows {
+        check_no_infinite(data.x)?;
+    }
+    bin_matrix(
+        data.x,
+        data.n_rows,
+        data.n_features,
+        params.max_bins,
+        params.bin_sample_rows,
+        params.seed,
+    )
 }
 
 fn fit_in_pool(
@@ -110,50 +128,38 @@ fn fit_in_pool(
     should_stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Model> {
     let (n, d) = (data.n_rows, data.n_features);
-    if n > params.bin_sample_rows {
-        check_no_infinite(data.x)?;
-    }
-    let binned = bin_matrix(
-        data.x,
-        n,
-        d,
-        params.max_bins,
-        params.bin_sample_rows,
-        params.seed,
-    )?;
+    let binned = bin_training_data(data, params)?;
     let base_score = objective.init_score(data.y, data.weights);
-    let mut model = Model::new(params.objective, d, base_score);
+    let mut model = ModelBuilder::new(Model::new(params.objective, d, base_score));
     let mut raw = vec![base_score; n];
     let mut grad = vec![0.0; n];
     let mut hess = vec![0.0; n];
     let mut grower = TreeGrower::new(&binned, params);
     let mut penalty = penalty_for(params, d);
-    let mut selection = SelectionRecord::new(d);
     for round in 0..params.n_estimators {
         if should_stop() {
             return Err(SbError::Interrupted);
         }
         objective.gradients(data.y, &raw, data.weights, &mut grad, &mut hess);
         let mut rng = Rng::derive(params.seed, round as u64);
-        let rows = draw_rows(&mut rng, n, params.subsample);
-        let features = draw_features(&mut rng, d, params.colsample_bytree);
+        let (rows, features) = draw_sample(&mut rng, n, d, params);
         let grown = grower.grow(&grad, &hess, rows, &features, penalty.as_mut());
         if grown.tree.nodes.len() == 1 {
             // No leaf can be split any more: later rounds would see the same
             // gradients (LightGBM stops here too).
             break;
         }
-        update_scores(&mut raw, &grown, &binned, params.subsample < 1.0);
-        selection.record(model.trees.len(), &grown.split_features);
-        model.trees.push(grown.tree);
-        model
-            .train_loss
-            .push(objective.loss(data.y, &raw, data.weights));
-        model.n_selected_after_tree.push(selection.features.len());
+        update_scores(
+            &mut raw,
+            &grown,
+            &binned,
+            Population::All,
+            params.subsample < 1.0,
+        );
+        let loss = objective.loss(data.y, &raw, data.weights);
+        model.push(grown, loss);
     }
-    model.selected_features = selection.features;
-    model.feature_entry_tree = selection.entry_tree;
-    Ok(model)
+    Ok(model.finish())
 }
 
 /// The penalty `params` ask for, over `d` features.
@@ -178,6 +184,39 @@ fn penalty_for(params: &BoosterParams, d: usize) -> Box<dyn Penalty> {
     };
     let costs = params.feature_costs.clone().unwrap_or_else(|| vec![0.0; d]);
     Box::new(NewFeaturePenalty::new(scale, mu, costs, omega))
+}
+
+/// A model being fitted, with the order in which features entered it.
+pub(crate) struct ModelBuilder {
+    model: Model,
+    selection: SelectionRecord,
+}
+
+impl ModelBuilder {
+    /// Start from a model without trees.
+    pub(crate) fn new(model: Model) -> Self {
+        let selection = SelectionRecord::new(model.n_features);
+        ModelBuilder { model, selection }
+    }
+
+    /// Append a grown tree; `loss` is the mean training loss after it.
+    pub(crate) fn push(&mut self, grown: GrownTree, loss: f64) {
+        self.selection
+            .record(self.model.trees.len(), &grown.split_features);
+        self.model.trees.push(grown.tree);
+        self.model.train_loss.push(loss);
+        self.model
+            .n_selected_after_tree
+            .push(self.selection.features.len());
+    }
+
+    /// The fitted model with its selection report.
+    pub(crate) fn finish(self) -> Model {
+        let mut model = self.model;
+        model.selected_features = self.selection.features;
+        model.feature_entry_tree = self.selection.entry_tree;
+        model
+    }
 }
 
 /// The order in which features entered the ensemble, and when.
@@ -208,6 +247,19 @@ impl SelectionRecord {
     }
 }
 
+/// One tree's rows (positions in `0..n`, ascending) and features (ascending,
+/// in `0..d`), drawn from `rng` in this order.
+pub(crate) fn draw_sample(
+    rng: &mut Rng,
+    n: usize,
+    d: usize,
+    params: &BoosterParams,
+) -> (Vec<u32>, Vec<usize>) {
+    let rows = draw_rows(rng, n, params.subsample);
+    let features = draw_features(rng, d, params.colsample_bytree);
+    (rows, features)
+}
+
 fn draw_rows(rng: &mut Rng, n: usize, fraction: f64) -> Vec<u32> {
     if fraction >= 1.0 {
         return (0..n as u32).collect();
@@ -227,22 +279,54 @@ fn draw_features(rng: &mut Rng, d: usize, fraction: f64) -> Vec<usize> {
     rng.sample_sorted(d, k)
 }
 
-/// Add the new tree's output to every row's raw score: in-sample rows
-/// through their leaf, out-of-sample rows by traversal.
-fn update_scores(raw: &mut [f64], grown: &GrownTree, binned: &BinnedData, subsampled: bool) {
+/// The rows whose scores a tree updates: all rows of the data, or one
+/// task's rows (ascending).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Population<'a> {
+    /// Every row of the data (a single-task fit).
+    All,
+    /// These rows only (one task of a multitask fit).
+    Rows(&'a [u32]),
+}
+
+/// Add the new tree's output to the raw score of every row of `population`:
+/// in-sample rows through their leaf, out-of-sample rows by traversal.
+pub(crate) fn update_scores(
+    raw: &mut [f64],
+    grown: &GrownTree,
+    binned: &BinnedData,
+    population: Population,
+    subsampled: bool,
+) {
     if subsampled {
         let mut in_sample = vec![false; raw.len()];
         for &r in &grown.rows {
             in_sample[r as usize] = true;
         }
-        raw.par_iter_mut()
-            .enumerate()
-            .with_min_len(1024)
-            .for_each(|(r, s)| {
-                if !in_sample[r] {
-                    *s += grown.tree.predict_binned(binned, r);
+        match population {
+            Population::All => {
+                raw.par_iter_mut()
+                    .enumerate()
+                    .with_min_len(1024)
+                    .for_each(|(r, s)| {
+                        if !in_sample[r] {
+                            *s += grown.tree.predict_binned(binned, r);
+                        }
+                    })
+            }
+            Population::Rows(rows) => {
+                let outside: Vec<(usize, f64)> = rows
+                    .par_iter()
+                    .with_min_len(1024)
+                    .map(|&r| r as usize)
+                    .filter(|&r| !in_sample[r])
+                    .map(|r| (r, grown.tree.predict_binned(binned, r)))
+                    .collect();
+                for (r, value) in outside {
+                    raw[r] += value;
                 }
-            });
+            }
+        }
     }
     for leaf in &grown.leaves {
         let value = grown.tree.nodes[leaf.node].value;

@@ -5,7 +5,8 @@
 //! scikit-learn's `HistGradientBoosting*`:
 //! [`binning`] → [`histogram`] → [`split`] → [`grower`] → [`booster`], with
 //! losses behind the [`objective::Objective`] trait and a packed
-//! [`predictor::Predictor`]. The Python bindings live in the `python`
+//! [`predictor::Predictor`]. [`multitask`] boosts several related tasks
+//! together with the same grower. The Python bindings live in the `python`
 //! module, compiled only with the `python` Cargo feature.
 
 pub mod binning;
@@ -15,6 +16,7 @@ pub mod group_testing;
 pub mod grower;
 pub mod histogram;
 pub mod model;
+pub mod multitask;
 pub mod objective;
 pub mod params;
 pub mod partition;
@@ -30,5 +32,6 @@ mod python;
 pub use booster::{fit, TrainingData};
 pub use error::{Result, SbError};
 pub use model::{ImportanceKind, Model};
+pub use multitask::{fit_multitask, MultiTaskData, MultiTaskModel, MultiTaskParams};
 pub use params::{BoosterParams, ObjectiveKind, PenaltyKind};
 pub use predictor::Predictor;

@@ -125,7 +125,8 @@ impl Model {
         Ok(file.model)
     }
 
-    fn check(&self) -> Result<()> {
+    /// Every tree is well formed: children after their parent, features in range.
+    pub(crate) fn check(&self) -> Result<()> {
         for (t, tree) in self.trees.iter().enumerate() {
             let len = tree.nodes.len();
             if len == 0 {

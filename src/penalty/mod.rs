@@ -14,9 +14,11 @@
 //! units keep `μ = 0` bit-identical to the plain engine.
 
 mod feature_set;
+mod multitask;
 mod new_feature;
 
 pub use feature_set::FeatureSet;
+pub use multitask::{MultiTaskPenalty, TaskPenalty};
 pub use new_feature::{NewFeaturePenalty, Scale};
 
 /// A rule that makes some candidate splits pay.

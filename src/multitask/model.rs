@@ -1,0 +1,86 @@
+//! A fitted multitask ensemble: one [`Model`] per task plus Ω_G, and its
+//! JSON file.
+//!
+//! # File format (version 1)
+//!
+//! A JSON object: `format`: `"sparseboost-multitask-model"`, `version`: `1`;
+//! `selected_features`: Ω_G, the features used by any task in the order
+//! they entered; `tasks`: one model per task, in task order, each with the
+//! fields of the single-task file (see [`crate::model`]) but without
+//! `format` and `version`. A task's `selected_features` is its Ω_t.
+
+use crate::error::{Result, SbError};
+use crate::model::Model;
+use serde::{Deserialize, Serialize};
+
+const FORMAT: &str = "sparseboost-multitask-model";
+const VERSION: u32 = 1;
+
+/// One ensemble per task, fitted together.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MultiTaskModel {
+    /// Ω_G: features used by any task, in the order they entered.
+    pub selected_features: Vec<usize>,
+    /// The ensemble of each task (its `selected_features` is Ω_t).
+    pub tasks: Vec<Model>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct MultiTaskFile {
+    format: String,
+    version: u32,
+    #[serde(flatten)]
+    model: MultiTaskModel,
+}
+
+impl MultiTaskModel {
+    /// Number of input features, d.
+    pub fn n_features(&self) -> usize {
+        self.tasks.first().map_or(0, |m| m.n_features)
+    }
+
+    /// The model as a JSON document (see the module docs).
+    pub fn to_json(&self) -> String {
+        let file = MultiTaskFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            model: self.clone(),
+        };
+        serde_json::to_string(&file).expect("a model always serialises")
+    }
+
+    /// Read a model written by [`MultiTaskModel::to_json`], checking every
+    /// task's trees and that all tasks share one feature space.
+    pub fn from_json(text: &str) -> Result<MultiTaskModel> {
+        let file: MultiTaskFile =
+            serde_json::from_str(text).map_err(|e| SbError::InvalidModel(e.to_string()))?;
+        if file.format != FORMAT || file.version != VERSION {
+            return Err(SbError::InvalidModel(format!(
+                "expected format '{FORMAT}' version {VERSION}, got '{}' version {}",
+                file.format, file.version
+            )));
+        }
+        let model = file.model;
+        if model.tasks.is_empty() {
+            return Err(SbError::InvalidModel(
+                "a multitask model needs a task".into(),
+            ));
+        }
+        let d = model.n_features();
+        for (t, task) in model.tasks.iter().enumerate() {
+            if task.n_features != d {
+                return Err(SbError::InvalidModel(format!(
+                    "task {t} has {} features, task 0 has {d}",
+                    task.n_features
+                )));
+            }
+            task.check()?;
+        }
+        if model.selected_features.iter().any(|&j| j >= d) {
+            return Err(SbError::InvalidModel(
+                "selected_features names a feature out of range".into(),
+            ));
+        }
+        Ok(model)
+    }
+}
