@@ -3,10 +3,13 @@ features, with a Rust core and a scikit-learn API."""
 
 from ._core import __version__
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
+from .multitask import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor
 from .persistence import load_model
 from .selectors import SparseBoostSelector
 
 __all__ = [
+    "MultiTaskSparseBoostClassifier",
+    "MultiTaskSparseBoostRegressor",
     "SparseBoostClassifier",
     "SparseBoostRegressor",
     "SparseBoostSelector",

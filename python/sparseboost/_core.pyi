@@ -40,6 +40,40 @@ def fit(
 ) -> Model:
     """Fit a model; releases the GIL; Ctrl-C raises KeyboardInterrupt."""
 
+class MultiTaskModel:
+    """A fitted multitask ensemble: one Model per task plus Omega_G. Picklable."""
+
+    @property
+    def tasks(self) -> list[Model]:
+        """The model of each task, in task order."""
+    @property
+    def n_tasks(self) -> int: ...
+    @property
+    def n_features(self) -> int: ...
+    @property
+    def selected_features(self) -> list[int]:
+        """Omega_G: features used by any task, in the order they entered."""
+    @property
+    def task_selected_features(self) -> list[list[int]]:
+        """Omega_t of each task, in entry order."""
+    def to_json(self) -> str: ...
+    @staticmethod
+    def from_json(text: str) -> MultiTaskModel: ...
+
+def fit_multitask(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    task: npt.NDArray[np.int64],
+    n_tasks: int,
+    sample_weight: npt.NDArray[np.float64] | None,
+    params: dict[str, Any],
+    mu_group: float,
+    mu_task: float,
+    task_feature_mask: npt.NDArray[np.bool_] | None,
+) -> MultiTaskModel:
+    """Fit one ensemble per task (task codes in 0..n_tasks-1); releases the GIL;
+    Ctrl-C raises KeyboardInterrupt."""
+
 def group_testing_candidates(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],

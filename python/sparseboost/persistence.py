@@ -5,18 +5,23 @@ File layout (version 1)::
     {
       "format": "sparseboost",
       "version": 1,
-      "estimator": "SparseBoostRegressor" | "SparseBoostClassifier",
+      "estimator": "SparseBoostRegressor" | "SparseBoostClassifier"
+                   | "MultiTaskSparseBoostRegressor" | "MultiTaskSparseBoostClassifier",
       "params": {...},            # get_params(); random_state kept only if an int
       "fitted": {
         "n_features_in_": d,
         "feature_names_in_": [...] | null,
-        "classes_": [...] | null  # classifier labels, in order
+        "classes_": [...] | null, # classifier labels, in order
+        "tasks_": [...]           # multitask estimators only: the task labels
       },
       "model": {...}              # the engine's model, format "sparseboost-model"
+                                  # ("sparseboost-multitask-model" for multitask)
     }
 
-The engine's part is documented in the Rust module ``model`` (trees as flat
-node lists; ``x <= threshold`` goes left, NaN follows ``default_left``).
+The engine's part is documented in the Rust modules ``model`` (trees as flat
+node lists; ``x <= threshold`` goes left, NaN follows ``default_left``) and
+``multitask::model`` (one such model per task, plus the features used by any
+task).
 """
 
 from __future__ import annotations
@@ -28,10 +33,14 @@ import numpy as np
 
 from . import _core
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
+from .multitask import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor
 
 FORMAT = "sparseboost"
 VERSION = 1
-_CLASSES = {c.__name__: c for c in (SparseBoostRegressor, SparseBoostClassifier)}
+_MULTITASK = (MultiTaskSparseBoostRegressor, MultiTaskSparseBoostClassifier)
+_CLASSES = {
+    c.__name__: c for c in (SparseBoostRegressor, SparseBoostClassifier, *_MULTITASK)
+}
 
 
 def _jsonable_params(estimator) -> dict:
@@ -68,6 +77,8 @@ def save_model(estimator, path) -> None:
         },
         "model": json.loads(estimator._model.to_json()),
     }
+    if isinstance(estimator, _MULTITASK):
+        document["fitted"]["tasks_"] = estimator.tasks_.tolist()
     with open(path, "w", encoding="utf-8") as f:
         json.dump(document, f)
 
@@ -92,5 +103,9 @@ def load_model(path):
         estimator.feature_names_in_ = np.asarray(fitted["feature_names_in_"], dtype=object)
     if fitted["classes_"] is not None:
         estimator.classes_ = np.asarray(fitted["classes_"])
-    estimator._model = _core.Model.from_json(json.dumps(document["model"]))
+    if issubclass(cls, _MULTITASK):
+        estimator.tasks_ = np.asarray(fitted["tasks_"])
+        estimator._model = _core.MultiTaskModel.from_json(json.dumps(document["model"]))
+    else:
+        estimator._model = _core.Model.from_json(json.dumps(document["model"]))
     return estimator

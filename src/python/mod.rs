@@ -5,6 +5,7 @@
 //! Ctrl-C stops a fit between two trees, and turns a Rust panic into a Python
 //! `RuntimeError` instead of aborting the interpreter.
 
+mod multitask;
 mod params;
 
 use crate::booster::{fit as fit_model, TrainingData};
@@ -314,6 +315,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(group_testing_candidates, m)?)?;
+    multitask::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,395 @@
+"""Multitask boosting (SPEC section 4, the A-GBM paper's Algorithm 1).
+
+T related tasks share one feature space. Every boosting round fits one tree
+per task, in task order, on that task's rows; a split on a feature that no
+task uses yet pays ``mu_group``, one on a feature this task does not use yet
+pays ``mu_task``. So the tasks share features (a small task reuses what a
+large one found) and can still pick their own.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.feature_selection import SelectorMixin
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from . import _core
+from ._base import _ENGINE_PARAMS, BaseSparseBoost, resolve_n_jobs, resolve_seed
+
+# Single-task parameters that multitask boosting does not take: mu_group and
+# mu_task replace mu, and the multitask penalty has no costs, bags or
+# max_features (the engine refuses them).
+_SINGLE_TASK_ONLY = frozenset({"mu", "feature_costs", "feature_bags", "max_features"})
+
+# Every other parameter of the single-task boosters, read from their
+# signature so that a booster parameter added there is a multitask parameter
+# too, with the same default, passed to the engine by the same mapping.
+_BOOSTER_PARAMETERS = [
+    p
+    for name, p in inspect.signature(BaseSparseBoost.__init__).parameters.items()
+    if name != "self" and name not in _SINGLE_TASK_ONLY
+]
+
+
+def _encode_tasks(task, n_rows):
+    """Task labels (any sortable values: ints or strings) -> (sorted unique
+    labels, code in 0..T-1 of each row)."""
+    task = np.asarray(task)
+    if task.ndim != 1 or task.shape[0] != n_rows:
+        raise ValueError(
+            f"task must hold one label per row of X ({n_rows} rows), got shape {task.shape}"
+        )
+    if task.dtype.kind == "f" and np.isnan(task).any():
+        raise ValueError("task labels must not be NaN")
+    try:
+        labels, codes = np.unique(task, return_inverse=True)
+    except TypeError as e:
+        raise ValueError(f"task labels must be mutually sortable (all numbers or all strings): {e}")
+    return labels, codes.ravel()
+
+
+class BaseMultiTaskSparseBoost(SelectorMixin, BaseEstimator):
+    """What the multitask regressor and classifier share. Subclasses define
+    ``_objective`` and ``_encode_target``."""
+
+    _objective: str
+
+    def __init__(self, *, mu_group=0.01, mu_task=0.01, task_feature_mask=None, **booster_params):
+        self.mu_group = mu_group
+        self.mu_task = mu_task
+        self.task_feature_mask = task_feature_mask
+        for p in _BOOSTER_PARAMETERS:
+            setattr(self, p.name, booster_params.pop(p.name, p.default))
+        if booster_params:
+            hint = " (use mu_group and mu_task instead of mu)" if "mu" in booster_params else ""
+            raise TypeError(
+                f"{type(self).__name__} got unexpected parameters {sorted(booster_params)}{hint}"
+            )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    # -- fitting -------------------------------------------------------
+
+    def _engine_params(self) -> dict:
+        params = {name: getattr(self, name) for name in _ENGINE_PARAMS if name not in _SINGLE_TASK_ONLY}
+        params["objective"] = self._objective
+        params["n_threads"] = resolve_n_jobs(self.n_jobs)
+        params["seed"] = resolve_seed(self.random_state)
+        return params
+
+    def _mu(self, name) -> float:
+        value = getattr(self, name)
+        if not isinstance(value, numbers.Real) or isinstance(value, bool):
+            raise TypeError(f"{name} must be a number, got {value!r}")
+        return float(value)
+
+    def _mask(self):
+        """``task_feature_mask`` as a C-contiguous bool array (n_tasks, d)."""
+        if self.task_feature_mask is None:
+            return None
+        mask = np.asarray(self.task_feature_mask)
+        shape = (len(self.tasks_), self.n_features_in_)
+        if mask.shape != shape:
+            raise ValueError(
+                f"task_feature_mask must have shape (n_tasks, n_features) = {shape} "
+                f"(rows in the order of tasks_ = {self.tasks_.tolist()}), got {mask.shape}"
+            )
+        if mask.dtype != bool:
+            raise ValueError(f"task_feature_mask must hold booleans, got dtype {mask.dtype}")
+        return np.ascontiguousarray(mask)
+
+    def _fit(self, X, y, task, sample_weight):
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            dtype=np.float64,
+            order="C",
+            ensure_all_finite="allow-nan",
+            y_numeric=self._objective == "squared_error",
+        )
+        self.tasks_, codes = _encode_tasks(task, X.shape[0])
+        counts = np.bincount(codes, minlength=len(self.tasks_))
+        if np.any(counts < 2):
+            few = {self.tasks_[t].item(): int(counts[t]) for t in np.flatnonzero(counts < 2)}
+            raise ValueError(f"every task needs at least 2 rows; rows per task: {few}")
+        y = np.ascontiguousarray(self._encode_target(y, codes), dtype=np.float64)
+        if sample_weight is not None:
+            sample_weight = np.ascontiguousarray(
+                _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+            )
+        self._model = _core.fit_multitask(
+            X,
+            y,
+            codes.astype(np.int64),
+            len(self.tasks_),
+            sample_weight,
+            self._engine_params(),
+            self._mu("mu_group"),
+            self._mu("mu_task"),
+            self._mask(),
+        )
+        return self
+
+    def _task_codes(self, task, n_rows):
+        """Each row's task index in ``tasks_``; a single label means every row."""
+        if np.ndim(task) == 0:
+            task = np.full(n_rows, task, dtype=np.asarray(task).dtype)
+        labels, inverse = _encode_tasks(task, n_rows)
+        index = {label: t for t, label in enumerate(self.tasks_.tolist())}
+        unknown = [label for label in labels.tolist() if label not in index]
+        if unknown:
+            raise ValueError(
+                f"unknown task label(s) {unknown}; the model was fitted on tasks "
+                f"{self.tasks_.tolist()}"
+            )
+        return np.asarray([index[label] for label in labels.tolist()], dtype=np.intp)[inverse]
+
+    def _raw_predict(self, X, task) -> np.ndarray:
+        check_is_fitted(self, "_model")
+        X = validate_data(
+            self, X, dtype=np.float64, order="C", ensure_all_finite="allow-nan", reset=False
+        )
+        codes = self._task_codes(task, X.shape[0])
+        out = np.empty(X.shape[0])
+        models = self._model.tasks
+        n_threads = resolve_n_jobs(self.n_jobs)
+        for t in np.unique(codes):
+            rows = codes == t
+            out[rows] = models[t].predict_raw(np.ascontiguousarray(X[rows]), n_threads)
+        return out
+
+    # -- fitted attributes ---------------------------------------------
+
+    @property
+    def selected_features_(self) -> np.ndarray:
+        """Ω_G: indices of the features used by any task, in the order they
+        entered the model."""
+        check_is_fitted(self, "_model")
+        return np.asarray(self._model.selected_features, dtype=np.intp)
+
+    @property
+    def task_selected_features_(self) -> dict:
+        """Ω_t of every task: ``{task label: feature indices in entry order}``."""
+        check_is_fitted(self, "_model")
+        return {
+            label: np.asarray(features, dtype=np.intp)
+            for label, features in zip(self.tasks_.tolist(), self._model.task_selected_features)
+        }
+
+    @property
+    def n_trees_(self) -> np.ndarray:
+        """Trees fitted for each task, in ``tasks_`` order."""
+        check_is_fitted(self, "_model")
+        return np.asarray([m.n_trees for m in self._model.tasks], dtype=np.intp)
+
+    @property
+    def train_loss_(self) -> dict:
+        """``{task label: mean training loss of the task after each of its trees}``."""
+        check_is_fitted(self, "_model")
+        return {
+            label: np.asarray(m.train_loss)
+            for label, m in zip(self.tasks_.tolist(), self._model.tasks)
+        }
+
+    def _get_support_mask(self):
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.selected_features_] = True
+        return mask
+
+    def get_feature_importance(self, kind="gain", normalize=False, task=None) -> np.ndarray:
+        """Per-feature importance, ``kind="gain"`` (total split gain) or
+        ``"split"`` (number of splits), of one task's trees (``task``: a
+        label of ``tasks_``) or of all tasks' trees (``task=None``); shape
+        (n_features_in_,)."""
+        check_is_fitted(self, "_model")
+        models = self._model.tasks
+        if task is None:
+            values = sum(m.importances(kind) for m in models)
+        else:
+            values = models[self._task_codes(task, 1)[0]].importances(kind)
+        if normalize and values.sum() > 0:
+            values = values / values.sum()
+        return values
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Total split gain per feature over all tasks, normalised to sum to
+        1, shape (n_features_in_,)."""
+        return self.get_feature_importance("gain", normalize=True)
+
+    @property
+    def task_feature_importances_(self) -> np.ndarray:
+        """Each task's normalised gain importances, shape (n_tasks,
+        n_features_in_), rows in ``tasks_`` order."""
+        return np.vstack(
+            [self.get_feature_importance("gain", True, task) for task in self.tasks_.tolist()]
+        )
+
+    # -- persistence ---------------------------------------------------
+
+    def save_model(self, path) -> None:
+        """Write the fitted estimator to ``path`` as JSON (see
+        :func:`sparseboost.load_model`)."""
+        from .persistence import save_model
+
+        save_model(self, path)
+
+
+# scikit-learn reads an estimator's parameters from the signature of its
+# __init__ (get_params, clone, repr): list the booster parameters there.
+BaseMultiTaskSparseBoost.__init__.__signature__ = inspect.Signature(
+    [
+        inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter("mu_group", inspect.Parameter.KEYWORD_ONLY, default=0.01),
+        inspect.Parameter("mu_task", inspect.Parameter.KEYWORD_ONLY, default=0.01),
+        inspect.Parameter("task_feature_mask", inspect.Parameter.KEYWORD_ONLY, default=None),
+        *_BOOSTER_PARAMETERS,
+    ]
+)
+
+_PARAMETERS_DOC = """
+    Parameters
+    ----------
+    mu_group : float, default=0.01
+        mu_G >= 0: what a split on a feature that no task uses yet pays.
+    mu_task : float, default=0.01
+        mu_t >= 0: what a split on a feature this task does not use yet pays
+        (on top of ``mu_group`` when no task uses it). With
+        ``penalty="agbm"`` both are relative to the tree's root loss scale
+        and ``mu_group + mu_task < 1``; with ``"gbfs"`` they are in gain
+        units; ``"none"`` ignores them. ``mu_task=0`` is the classic
+        group-sparse multitask model (every task may use every shared
+        feature for free); a large ``mu_group`` with a small ``mu_task``
+        approaches independent models.
+    task_feature_mask : array of bool, shape (n_tasks, n_features), default=None
+        ``True`` where a task has the feature; a task never splits on a
+        feature it does not have. Rows follow ``tasks_`` (the sorted task
+        labels).
+    n_estimators, learning_rate, max_leaves, ..., penalty, n_jobs, random_state
+        Every parameter of :class:`SparseBoostRegressor` except ``mu``,
+        ``feature_costs``, ``feature_bags`` and ``max_features``, with the
+        same meaning and default. ``n_estimators`` counts rounds: each round
+        fits one tree per task. ``min_split_fraction`` counts the rows of
+        all tasks.
+
+    Attributes
+    ----------
+    tasks_ : ndarray
+        The task labels, sorted; task-indexed outputs follow this order.
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+    selected_features_ : ndarray of int
+        Omega_G, the features used by any task, in the order they entered.
+    task_selected_features_ : dict
+        ``{task label: Omega_t}``, each in the order its features entered.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Normalised total gain over all tasks.
+    task_feature_importances_ : ndarray of shape (n_tasks, n_features_in_)
+        Normalised total gain of each task's trees.
+    n_trees_ : ndarray of shape (n_tasks,)
+        Trees fitted per task (a task whose tree cannot split gets none that
+        round; the fit stops when a round grows no tree).
+    train_loss_ : dict
+        ``{task label: mean training loss after each of its trees}``.
+
+    Notes
+    -----
+    Rows of every task are binned together. Every round fits the tasks in
+    ``tasks_`` order, so a task sees the features the tasks before it
+    selected in that round. With a single task the model is exactly the
+    single-task booster's with ``mu = mu_group + mu_task``.
+"""
+
+
+class MultiTaskSparseBoostRegressor(RegressorMixin, BaseMultiTaskSparseBoost):
+    __doc__ = (
+        """Multitask gradient boosting for regression (squared error) with
+    shared and task-specific feature selection (SPEC section 4).
+
+    ``fit(X, y, task)`` takes each row's task label (any sortable values);
+    ``predict(X, task)`` predicts every row with its task's trees. The
+    estimator is also a selector of Omega_G (``transform``, ``get_support``).
+"""
+        + _PARAMETERS_DOC
+    )
+
+    _objective = "squared_error"
+
+    def _encode_target(self, y, codes):
+        return y
+
+    def fit(self, X, y, task, sample_weight=None):
+        """Fit on ``X`` (n_samples, n_features; NaN allowed), ``y``
+        (n_samples,) and each row's ``task`` label (n_samples,)."""
+        return self._fit(X, y, task, sample_weight)
+
+    def predict(self, X, task):
+        """Predicted values, shape (n_samples,); ``task``: each row's label
+        (or one label for all rows)."""
+        return self._raw_predict(X, task)
+
+    def score(self, X, y, task, sample_weight=None):
+        """R² of ``predict(X, task)`` over all rows."""
+        return r2_score(y, self.predict(X, task), sample_weight=sample_weight)
+
+
+class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):
+    __doc__ = (
+        """Multitask gradient boosting for binary classification (log-loss
+    per task) with shared and task-specific feature selection (SPEC
+    section 4). The two classes are shared by all tasks and every task must
+    have samples of both; ``classes_[1]`` is the positive class.
+"""
+        + _PARAMETERS_DOC
+    )
+
+    _objective = "binary_logloss"
+
+    def _encode_target(self, y, codes):
+        check_classification_targets(y)
+        self.classes_, encoded = np.unique(y, return_inverse=True)
+        if len(self.classes_) != 2:
+            raise ValueError(
+                "MultiTaskSparseBoostClassifier is binary: y must hold exactly 2 classes, "
+                f"got {len(self.classes_)}"
+            )
+        for t, label in enumerate(self.tasks_.tolist()):
+            present = np.unique(encoded[codes == t])
+            if len(present) < 2:
+                raise ValueError(
+                    f"task {label!r} has samples of only one class "
+                    f"({self.classes_[present[0]]!r}); every task needs both classes"
+                )
+        return encoded.astype(np.float64)
+
+    def fit(self, X, y, task, sample_weight=None):
+        """Fit on ``X`` (n_samples, n_features; NaN allowed), binary labels
+        ``y`` and each row's ``task`` label (n_samples,)."""
+        return self._fit(X, y, task, sample_weight)
+
+    def decision_function(self, X, task):
+        """Logit of the positive class, shape (n_samples,)."""
+        return self._raw_predict(X, task)
+
+    def predict_proba(self, X, task):
+        """Class probabilities, shape (n_samples, 2), columns in ``classes_`` order."""
+        p = 1.0 / (1.0 + np.exp(-self.decision_function(X, task)))
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X, task):
+        """Most probable class label, shape (n_samples,)."""
+        positive = self.decision_function(X, task) > 0
+        return self.classes_[positive.astype(int)]
+
+    def score(self, X, y, task, sample_weight=None):
+        """Accuracy of ``predict(X, task)`` over all rows."""
+        return accuracy_score(y, self.predict(X, task), sample_weight=sample_weight)

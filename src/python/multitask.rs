@@ -1,0 +1,167 @@
+//! Bindings of multitask boosting: `fit_multitask` and the fitted
+//! `MultiTaskModel`, whose per-task ensembles are ordinary `Model`s.
+
+use super::{contiguous, run_interruptible, to_pyerr, PyModel};
+use crate::booster::TrainingData;
+use crate::multitask::{
+    fit_multitask as fit_engine, MultiTaskData, MultiTaskModel, MultiTaskParams,
+};
+use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use std::sync::atomic::Ordering;
+
+/// A fitted multitask ensemble: one `Model` per task plus Ω_G. Picklable.
+#[pyclass(module = "sparseboost._core", name = "MultiTaskModel", frozen)]
+pub(super) struct PyMultiTaskModel {
+    model: MultiTaskModel,
+    /// The task models, wrapped once (each packs its own predictor).
+    tasks: Vec<Py<PyModel>>,
+}
+
+impl PyMultiTaskModel {
+    fn wrap(py: Python<'_>, model: MultiTaskModel) -> PyResult<Self> {
+        let tasks = model
+            .tasks
+            .iter()
+            .map(|m| Py::new(py, PyModel::wrap(m.clone())))
+            .collect::<PyResult<_>>()?;
+        Ok(PyMultiTaskModel { model, tasks })
+    }
+}
+
+#[pymethods]
+impl PyMultiTaskModel {
+    /// The model of each task, in task order.
+    #[getter]
+    fn tasks(&self, py: Python<'_>) -> Vec<Py<PyModel>> {
+        self.tasks.iter().map(|m| m.clone_ref(py)).collect()
+    }
+
+    /// Number of tasks.
+    #[getter]
+    fn n_tasks(&self) -> usize {
+        self.model.tasks.len()
+    }
+
+    /// Number of input features.
+    #[getter]
+    fn n_features(&self) -> usize {
+        self.model.n_features()
+    }
+
+    /// Ω_G: features used by any task, in the order they entered.
+    #[getter]
+    fn selected_features(&self) -> Vec<usize> {
+        self.model.selected_features.clone()
+    }
+
+    /// Ω_t of every task, each in the order its features entered.
+    #[getter]
+    fn task_selected_features(&self) -> Vec<Vec<usize>> {
+        self.model
+            .tasks
+            .iter()
+            .map(|m| m.selected_features.clone())
+            .collect()
+    }
+
+    /// The model as a JSON document (format documented in the Rust
+    /// `multitask::model` module).
+    fn to_json(&self) -> String {
+        self.model.to_json()
+    }
+
+    /// Read a model written by `to_json`.
+    #[staticmethod]
+    fn from_json(py: Python<'_>, text: &str) -> PyResult<Self> {
+        let model = MultiTaskModel::from_json(text).map_err(to_pyerr)?;
+        PyMultiTaskModel::wrap(py, model)
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let constructor = py.get_type::<PyMultiTaskModel>().getattr("from_json")?;
+        PyTuple::new(
+            py,
+            [
+                constructor.into_any(),
+                (self.model.to_json(),).into_pyobject(py)?.into_any(),
+            ],
+        )
+    }
+}
+
+/// Fit one ensemble per task. `x`: C-contiguous float64 (n, d); `y`:
+/// float64 (n,); `task`: int64 (n,), each row's task in `0..n_tasks`;
+/// `sample_weight`: float64 (n,) or None; `params`: the booster's engine
+/// parameters (as for `fit`, without `mu`); `task_feature_mask`: bool
+/// (n_tasks, d), True where the task has the feature, or None. Releases the
+/// GIL; Ctrl-C stops the fit with KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (x, y, task, n_tasks, sample_weight, params, mu_group, mu_task, task_feature_mask))]
+#[allow(clippy::too_many_arguments)]
+fn fit_multitask<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    task: PyReadonlyArray1<'py, i64>,
+    n_tasks: usize,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    params: &Bound<'py, PyDict>,
+    mu_group: f64,
+    mu_task: f64,
+    task_feature_mask: Option<PyReadonlyArray2<'py, bool>>,
+) -> PyResult<PyMultiTaskModel> {
+    let params = super::params::from_dict(params)?;
+    let (n_rows, n_features) = (x.shape()[0], x.shape()[1]);
+    let task: Vec<usize> = contiguous("task", &task)?
+        .iter()
+        .map(|&t| {
+            usize::try_from(t)
+                .map_err(|_| PyValueError::new_err(format!("task labels must be >= 0, got {t}")))
+        })
+        .collect::<PyResult<_>>()?;
+    let task_feature_mask = match &task_feature_mask {
+        None => None,
+        Some(mask) => {
+            if mask.shape() != [n_tasks, n_features] {
+                return Err(PyValueError::new_err(format!(
+                    "task_feature_mask must have shape ({n_tasks}, {n_features}), got {:?}",
+                    mask.shape()
+                )));
+            }
+            Some(contiguous("task_feature_mask", mask)?.to_vec())
+        }
+    };
+    let data = MultiTaskData {
+        data: TrainingData {
+            x: contiguous("X", &x)?,
+            n_rows,
+            n_features,
+            y: contiguous("y", &y)?,
+            weights: match &sample_weight {
+                Some(w) => Some(contiguous("sample_weight", w)?),
+                None => None,
+            },
+        },
+        task: &task,
+        n_tasks,
+    };
+    let mt = MultiTaskParams {
+        mu_group,
+        mu_task,
+        task_feature_mask,
+    };
+    let model = run_interruptible(py, |stop| {
+        fit_engine(&data, &params, &mt, &|| stop.load(Ordering::Relaxed))
+    })?;
+    PyMultiTaskModel::wrap(py, model)
+}
+
+/// Add the multitask class and function to the native module.
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyMultiTaskModel>()?;
+    m.add_function(wrap_pyfunction!(fit_multitask, m)?)?;
+    Ok(())
+}
