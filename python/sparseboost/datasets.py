@@ -6,6 +6,9 @@ Figure 1) and of SPEC section 3: all features are iid U[0, 1] and
     y = 2 x1 - 3 * 2**x2 + log2(1 + x3) + N(0, noise**2)
 
 so exactly three features (columns 0, 1, 2) carry signal.
+
+``make_multitask`` draws several related tasks that share some relevant
+features and have a few of their own (SPEC section 4).
 """
 
 from __future__ import annotations
@@ -56,3 +59,83 @@ def make_synthetic(
     if task == "classification":
         y = (y > np.median(y)).astype(np.float64)
     return X, y
+
+
+def make_multitask(
+    task_sizes=(5000, 1000, 300),
+    n_features: int = 500,
+    n_shared: int = 4,
+    n_private: int = 2,
+    noise: float = 1.0,
+    task: str = "regression",
+    random_state: int | None = 0,
+):
+    """Draw a multitask problem (SPEC section 4) with known shared and
+    task-specific features.
+
+    All features are iid U[0, 1]. Features ``0 .. n_shared-1`` matter to
+    every task, each through its own shape (linear, ``2**x``, ``sin``,
+    ``log2(1+x)``, repeating) with a coefficient that differs between tasks
+    (a common value times ``1 + 0.3 N(0, 1)``); task t also uses
+    ``n_private`` features of its own, ``n_shared + t * n_private + k``.
+    Task t's target is the sum of its terms plus ``N(0, noise**2)``; for
+    "classification" it is 1 where that exceeds the task's median.
+
+    Parameters
+    ----------
+    task_sizes : sequence of int
+        Rows of each task (tasks are numbered 0..T-1 in this order).
+    n_features : int
+        d, at least ``n_shared + T * n_private``.
+    n_shared, n_private : int
+        Relevant features common to all tasks, and private to each task.
+    noise : float
+        Standard deviation of the Gaussian noise.
+    task : {"regression", "classification"}
+    random_state : int or None
+        Seed of numpy's ``default_rng``. It fixes the coefficients as well
+        as the rows, so take training and test rows from one draw (split
+        each task's rows) rather than from two seeds.
+
+    Returns
+    -------
+    X : ndarray of shape (sum(task_sizes), n_features)
+    y : ndarray of shape (sum(task_sizes),)
+    task : ndarray of int, shape (sum(task_sizes),)
+        Each row's task; rows of a task are contiguous.
+    relevant : dict
+        ``{"shared": [...], "private": {t: [...]}}``, the planted features.
+    """
+    sizes = [int(k) for k in task_sizes]
+    n_tasks = len(sizes)
+    if n_tasks < 1 or min(sizes) < 1:
+        raise ValueError(f"task_sizes must be positive, got {task_sizes}")
+    if n_features < n_shared + n_tasks * n_private:
+        raise ValueError(
+            f"n_features must be >= n_shared + n_tasks * n_private = "
+            f"{n_shared + n_tasks * n_private}, got {n_features}"
+        )
+    if task not in ("regression", "classification"):
+        raise ValueError(f"task must be 'regression' or 'classification', got {task!r}")
+    rng = np.random.default_rng(random_state)
+    shapes = (lambda x: x, np.exp2, lambda x: np.sin(2 * np.pi * x), lambda x: np.log2(1 + x))
+    common = rng.choice([-1.0, 1.0], n_shared) * rng.uniform(1.5, 2.5, n_shared)
+    shared_coef = common * (1 + 0.3 * rng.standard_normal((n_tasks, n_shared)))
+    private_coef = rng.choice([-1.0, 1.0], (n_tasks, n_private)) * rng.uniform(
+        1.5, 2.5, (n_tasks, n_private)
+    )
+    X = rng.random((sum(sizes), n_features))
+    labels = np.repeat(np.arange(n_tasks), sizes)
+    y = np.empty(len(labels))
+    private = {}
+    for t in range(n_tasks):
+        rows = labels == t
+        own = [n_shared + t * n_private + k for k in range(n_private)]
+        private[t] = own
+        terms = [(j, shared_coef[t, j]) for j in range(n_shared)]
+        terms += [(j, private_coef[t, k]) for k, j in enumerate(own)]
+        signal = sum(c * shapes[j % len(shapes)](X[rows, j]) for j, c in terms)
+        y[rows] = signal + noise * rng.standard_normal(rows.sum())
+        if task == "classification":
+            y[rows] = (y[rows] > np.median(y[rows])).astype(np.float64)
+    return X, y, labels, {"shared": list(range(n_shared)), "private": private}

@@ -80,7 +80,9 @@ class BaseMultiTaskSparseBoost(SelectorMixin, BaseEstimator):
     # -- fitting -------------------------------------------------------
 
     def _engine_params(self) -> dict:
-        params = {name: getattr(self, name) for name in _ENGINE_PARAMS if name not in _SINGLE_TASK_ONLY}
+        params = {
+            name: getattr(self, name) for name in _ENGINE_PARAMS if name not in _SINGLE_TASK_ONLY
+        }
         params["objective"] = self._objective
         params["n_threads"] = resolve_n_jobs(self.n_jobs)
         params["seed"] = resolve_seed(self.random_state)

@@ -38,9 +38,7 @@ from .multitask import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegre
 FORMAT = "sparseboost"
 VERSION = 1
 _MULTITASK = (MultiTaskSparseBoostRegressor, MultiTaskSparseBoostClassifier)
-_CLASSES = {
-    c.__name__: c for c in (SparseBoostRegressor, SparseBoostClassifier, *_MULTITASK)
-}
+_CLASSES = {c.__name__: c for c in (SparseBoostRegressor, SparseBoostClassifier, *_MULTITASK)}
 
 
 def _jsonable_params(estimator) -> dict:

@@ -1,0 +1,205 @@
+"""Multitask boosting (SPEC section 4): shared and task-specific features,
+masks, one task = the single-task booster, task labels, persistence."""
+
+import inspect
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sparseboost import (
+    MultiTaskSparseBoostClassifier,
+    MultiTaskSparseBoostRegressor,
+    SparseBoostClassifier,
+    SparseBoostRegressor,
+    load_model,
+)
+from sparseboost.datasets import make_multitask
+
+SIZES = (1500, 800, 400)
+LABELS = np.array(["large", "medium", "small"])
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    """Three tasks over 30 features: 0-3 shared, two private each (4-9)."""
+    X, y, task, relevant = make_multitask(SIZES, n_features=30, noise=0.3, random_state=0)
+    return X, y, LABELS[task], relevant
+
+
+def fit(X, y, task, **params):
+    params = {"n_estimators": 40, "random_state": 0, **params}
+    return MultiTaskSparseBoostRegressor(**params).fit(X, y, task)
+
+
+def test_shared_features_are_selected_once_and_reused_by_every_task(tasks):
+    X, y, task, relevant = tasks
+    model = fit(X, y, task, mu_group=0.1, mu_task=0.03)
+    omega = list(model.selected_features_)
+    assert len(set(omega)) == len(omega)
+    for label, features in model.task_selected_features_.items():
+        assert set(relevant["shared"]) <= set(features), label
+        assert set(features) <= set(omega)
+    union = set().union(*(set(f) for f in model.task_selected_features_.values()))
+    assert union == set(omega)
+    assert set(np.flatnonzero(model.get_support())) == set(omega)
+
+
+def test_a_private_feature_is_selected_only_by_its_task(tasks):
+    X, y, task, relevant = tasks
+    model = fit(X, y, task, mu_group=0.1, mu_task=0.03)
+    for t, label in enumerate(LABELS):
+        features = set(model.task_selected_features_[label])
+        for owner, private in relevant["private"].items():
+            if owner == t:
+                assert set(private) <= features, (label, private)
+            else:
+                assert not set(private) & features, (label, owner, features)
+        importance = model.get_feature_importance("split", task=label)
+        assert set(np.flatnonzero(importance)) == features
+
+
+def test_mu_task_zero_gives_every_task_the_same_features(tasks):
+    X, y, task, relevant = tasks
+    model = fit(X, y, task, mu_group=0.1, mu_task=0.0)
+    omega = set(model.selected_features_)
+    assert all(set(p) <= omega for p in relevant["private"].values())
+    for label, features in model.task_selected_features_.items():
+        assert set(features) == omega, label
+
+
+def test_a_masked_feature_is_never_used_by_its_task(tasks):
+    X, y, task, _ = tasks
+    free = fit(X, y, task, mu_group=0.05, mu_task=0.02)
+    assert 0 in free.task_selected_features_["medium"]
+    mask = np.ones((3, X.shape[1]), dtype=bool)
+    mask[1, 0] = False  # "medium" (tasks_[1]) does not have feature 0
+    model = fit(X, y, task, mu_group=0.05, mu_task=0.02, task_feature_mask=mask)
+    assert 0 not in model.task_selected_features_["medium"]
+    assert model.task_feature_importances_[1, 0] == 0.0
+    assert 0 in model.task_selected_features_["large"]
+    assert 0 in model.task_selected_features_["small"]
+
+
+@pytest.mark.parametrize("mu_group, mu_task", [(0.02, 0.0), (0.01, 0.02)])
+def test_one_task_alone_is_the_single_task_booster_bit_for_bit(tasks, mu_group, mu_task):
+    X, y, _, _ = tasks
+    common = {"n_estimators": 20, "subsample": 0.8, "colsample_bytree": 0.7, "random_state": 3}
+    single = SparseBoostRegressor(mu=mu_group + mu_task, **common).fit(X, y)
+    multi = MultiTaskSparseBoostRegressor(mu_group=mu_group, mu_task=mu_task, **common)
+    multi.fit(X, y, np.zeros(len(y), dtype=int))
+    assert multi._model.tasks[0].to_json() == single._model.to_json()
+    np.testing.assert_array_equal(multi.predict(X, 0), single.predict(X))
+    np.testing.assert_array_equal(multi.selected_features_, single.selected_features_)
+
+
+def test_one_task_classifier_is_the_single_task_classifier(tasks):
+    X, y, _, _ = tasks
+    labels = np.where(y > np.median(y), "yes", "no")
+    single = SparseBoostClassifier(mu=0.03, n_estimators=15, random_state=0).fit(X, labels)
+    multi = MultiTaskSparseBoostClassifier(mu_group=0.03, mu_task=0.0, n_estimators=15)
+    multi.set_params(random_state=0).fit(X, labels, ["only"] * len(y))
+    assert multi._model.tasks[0].to_json() == single._model.to_json()
+    np.testing.assert_array_equal(multi.predict_proba(X, "only"), single.predict_proba(X))
+    assert list(multi.classes_) == ["no", "yes"]
+
+
+def test_predictions_follow_each_rows_task(tasks):
+    X, y, task, _ = tasks
+    model = fit(X, y, task, n_estimators=15)
+    order = np.random.default_rng(0).permutation(len(y))
+    shuffled = model.predict(X[order], task[order])
+    for label in LABELS:
+        rows = task[order] == label
+        np.testing.assert_array_equal(shuffled[rows], model.predict(X[order][rows], label))
+    assert model.score(X, y, task) > 0.9
+    # Integer labels work the same way (tasks_ sorted).
+    codes = np.searchsorted(LABELS, task)
+    by_int = fit(X, y, codes + 10, n_estimators=15)
+    assert list(by_int.tasks_) == [10, 11, 12]
+    np.testing.assert_array_equal(by_int.predict(X, codes + 10), model.predict(X, task))
+
+
+def test_the_classifier_predicts_per_task(tasks):
+    X, y, task, _ = tasks
+    labels = np.zeros(len(y), dtype=int)
+    for label in LABELS:
+        rows = task == label
+        labels[rows] = y[rows] > np.median(y[rows])
+    model = MultiTaskSparseBoostClassifier(n_estimators=30, random_state=0).fit(X, labels, task)
+    proba = model.predict_proba(X, task)
+    assert proba.shape == (len(y), 2)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert model.score(X, labels, task) > 0.8
+
+
+def test_bad_task_labels_at_predict_time_are_named(tasks):
+    X, y, task, _ = tasks
+    model = fit(X, y, task, n_estimators=5)
+    with pytest.raises(ValueError, match=r"unknown task label\(s\) \['tiny'\]"):
+        model.predict(X[:3], ["large", "tiny", "small"])
+    with pytest.raises(ValueError, match="unknown task"):
+        model.predict(X[:3], 1)  # an int is not one of the string labels
+    with pytest.raises(ValueError, match="one label per row"):
+        model.predict(X[:3], ["large", "small"])
+
+
+def test_bad_fit_input_raises_clear_errors(tasks):
+    X, y, task, _ = tasks
+    with pytest.raises(ValueError, match="one label per row"):
+        fit(X, y, task[:-1])
+    with pytest.raises(ValueError, match="at least 2 rows.*'lonely': 1"):
+        fit(X, y, np.where(np.arange(len(y)) == 0, "lonely", task))
+    with pytest.raises(ValueError, match="task_feature_mask must have shape"):
+        fit(X, y, task, task_feature_mask=np.ones((2, X.shape[1]), dtype=bool))
+    with pytest.raises(ValueError, match="booleans"):
+        fit(X, y, task, task_feature_mask=np.ones((3, X.shape[1])))
+    with pytest.raises(ValueError, match="mu_group \\+ mu_task must be < 1"):
+        fit(X, y, task, mu_group=0.6, mu_task=0.4)
+    with pytest.raises(ValueError, match="mu_task must be a finite number >= 0"):
+        fit(X, y, task, mu_task=-0.1)
+    with pytest.raises(TypeError, match="mu_group and mu_task instead of mu"):
+        MultiTaskSparseBoostRegressor(mu=0.1)
+    one_class = (task == "small").astype(int)
+    with pytest.raises(ValueError, match="task 'large' has samples of only one class"):
+        MultiTaskSparseBoostClassifier(n_estimators=2).fit(X, one_class, task)
+
+
+def test_every_single_task_booster_parameter_is_a_multitask_parameter():
+    single = set(inspect.signature(SparseBoostRegressor).parameters)
+    multi = set(inspect.signature(MultiTaskSparseBoostRegressor).parameters)
+    only_single = {"mu", "feature_costs", "feature_bags", "max_features"}
+    assert multi == (single - only_single) | {"mu_group", "mu_task", "task_feature_mask"}
+    model = MultiTaskSparseBoostRegressor(max_leaves=7, mu_task=0.2)
+    assert clone(model).get_params() == model.get_params()
+    assert model.get_params()["max_leaves"] == 7 and model.max_bins == 255
+
+
+def test_save_load_and_pickle_round_trips(tasks, tmp_path):
+    X, y, task, _ = tasks
+    mask = np.ones((3, X.shape[1]), dtype=bool)
+    mask[2, 1] = False
+    model = fit(X, y, task, n_estimators=10, task_feature_mask=mask)
+    path = tmp_path / "multitask.json"
+    model.save_model(path)
+    for copy in (load_model(path), pickle.loads(pickle.dumps(model))):
+        assert type(copy) is MultiTaskSparseBoostRegressor
+        np.testing.assert_array_equal(copy.predict(X, task), model.predict(X, task))
+        assert list(copy.tasks_) == list(model.tasks_)
+        np.testing.assert_array_equal(copy.selected_features_, model.selected_features_)
+        for label in LABELS:
+            np.testing.assert_array_equal(
+                copy.task_selected_features_[label], model.task_selected_features_[label]
+            )
+        assert copy.get_params()["max_leaves"] == model.max_leaves
+
+
+def test_a_saved_classifier_keeps_its_classes_and_integer_tasks(tasks, tmp_path):
+    X, y, task, _ = tasks
+    codes = np.searchsorted(LABELS, task)
+    labels = np.where(y > np.median(y), "hi", "lo")
+    model = MultiTaskSparseBoostClassifier(n_estimators=5, random_state=0).fit(X, labels, codes)
+    model.save_model(tmp_path / "clf.json")
+    copy = load_model(tmp_path / "clf.json")
+    assert list(copy.classes_) == ["hi", "lo"] and list(copy.tasks_) == [0, 1, 2]
+    np.testing.assert_array_equal(copy.predict_proba(X, codes), model.predict_proba(X, codes))
