@@ -151,6 +151,10 @@ fn fit_in_pool(
             .push(objective.loss(data.y, &raw, data.weights));
         model.n_selected_after_tree.push(selection.features.len());
     }
+    if let Some((subsets, bytes)) = grower.group_testing_info() {
+        model.gt_n_subsets = Some(subsets);
+        model.gt_cache_bytes = Some(bytes);
+    }
     model.selected_features = selection.features;
     model.feature_entry_tree = selection.entry_tree;
     Ok(model)
