@@ -25,7 +25,7 @@ impl BinMapper {
                 thresholds: Vec::new(),
             };
         }
-        values.sort_unstable_by(|a, b| a.total_cmp(b));
+        sort_floats(&mut values);
         let (distinct, counts) = distinct_with_counts(&values);
         let mut thresholds = Vec::new();
         if distinct.len() <= max_bins {
@@ -228,14 +228,70 @@ fn fit_block(
 }
 
 fn bin_block(x: &[f64], n: usize, d: usize, f0: usize, mappers: &[BinMapper], out: &mut [u8]) {
+    let tables: Vec<BinTable> = mappers.iter().map(BinTable::new).collect();
     for r0 in (0..n).step_by(ROW_BLOCK) {
         let r1 = (r0 + ROW_BLOCK).min(n);
-        for (k, mapper) in mappers.iter().enumerate() {
+        for (k, table) in tables.iter().enumerate() {
             let column = &mut out[k * n..(k + 1) * n];
             for r in r0..r1 {
-                column[r] = mapper.bin(x[r * d + f0 + k]);
+                column[r] = table.bin(x[r * d + f0 + k]);
             }
         }
+    }
+}
+
+/// A mapper's thresholds padded to 256 with +∞, searched without branches:
+/// [`BinMapper::bin`]'s binary search mispredicts about half its branches,
+/// which made it most of the binning time.
+struct BinTable {
+    padded: [f64; 256],
+    missing: u8,
+}
+
+impl BinTable {
+    fn new(mapper: &BinMapper) -> Self {
+        let mut padded = [f64::INFINITY; 256];
+        padded[..mapper.thresholds.len()].copy_from_slice(&mapper.thresholds);
+        BinTable {
+            padded,
+            missing: mapper.missing_bin(),
+        }
+    }
+
+    /// The same bin as [`BinMapper::bin`] (values are finite or NaN).
+    #[inline]
+    fn bin(&self, value: f64) -> u8 {
+        if value.is_nan() {
+            return self.missing;
+        }
+        // Invariant: the first `below` thresholds are < value.
+        let mut below = 0usize;
+        for step in [128, 64, 32, 16, 8, 4, 2, 1] {
+            below += step * usize::from(self.padded[below + step - 1] < value);
+        }
+        below as u8
+    }
+}
+
+/// Sort non-NaN floats ascending, as integers: the bit pattern, with the
+/// sign handled, orders like the value, and integer sorting is about twice
+/// as fast as comparing floats.
+fn sort_floats(values: &mut [f64]) {
+    let key = |v: f64| {
+        let bits = v.to_bits();
+        if bits >> 63 == 1 {
+            !bits
+        } else {
+            bits | 1 << 63
+        }
+    };
+    let unkey = |k: u64| {
+        f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
+    };
+    let mut keys: Vec<u64> = values.iter().map(|&v| key(v)).collect();
+    keys.sort_unstable();
+    for (v, k) in values.iter_mut().zip(keys) {
+        *v = unkey(k);
     }
 }
 
@@ -253,6 +309,41 @@ pub fn check_no_infinite(x: &[f64]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn the_branchless_table_bins_like_the_mapper() {
+        let mut rng = Rng::new(3);
+        for n_distinct in [1, 2, 7, 255, 256, 5000] {
+            let values: Vec<f64> = (0..5000)
+                .map(|i| ((i % n_distinct) as f64 - 100.0) * 0.37)
+                .collect();
+            let mapper = BinMapper::fit(values, 255);
+            let table = BinTable::new(&mapper);
+            for _ in 0..2000 {
+                let v = (rng.next_f64() - 0.5) * 4000.0;
+                assert_eq!(table.bin(v), mapper.bin(v), "{v}");
+            }
+            for &t in &mapper.thresholds {
+                assert_eq!(table.bin(t), mapper.bin(t));
+            }
+            assert_eq!(table.bin(f64::NAN), mapper.bin(f64::NAN));
+        }
+    }
+
+    #[test]
+    fn integer_keys_sort_floats_like_total_cmp() {
+        let mut rng = Rng::new(4);
+        let mut values: Vec<f64> = (0..1000).map(|_| (rng.next_f64() - 0.5) * 1e6).collect();
+        values.extend([0.0, -0.0, f64::MIN, f64::MAX, 1e-300, -1e-300]);
+        let mut expected = values.clone();
+        expected.sort_by(|a, b| a.total_cmp(b));
+        sort_floats(&mut values);
+        assert_eq!(
+            values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+    }
 
     #[test]
     fn few_distinct_values_get_one_bin_each() {

@@ -159,7 +159,7 @@ fn fit_in_pool(
         let loss = objective.loss(data.y, &raw, data.weights);
         model.push(grown, loss);
     }
-    Ok(model.finish())
+    Ok(model.finish(grower.group_testing_info()))
 }
 
 /// The penalty `params` ask for, over `d` features.
@@ -210,11 +210,16 @@ impl ModelBuilder {
             .push(self.selection.features.len());
     }
 
-    /// The fitted model with its selection report.
-    pub(crate) fn finish(self) -> Model {
+    /// The fitted model with its selection report and, with group testing,
+    /// the grower's `(number of subsets, prefix-cache bytes)`.
+    pub(crate) fn finish(self, group_testing: Option<(usize, usize)>) -> Model {
         let mut model = self.model;
         model.selected_features = self.selection.features;
         model.feature_entry_tree = self.selection.entry_tree;
+        if let Some((subsets, bytes)) = group_testing {
+            model.gt_n_subsets = Some(subsets);
+            model.gt_cache_bytes = Some(bytes);
+        }
         model
     }
 }

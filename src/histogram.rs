@@ -38,6 +38,28 @@ impl HistLayout {
         HistLayout { offsets }
     }
 
+    /// A layout with bins for `features` (ascending) only; every other
+    /// feature has an empty range. GT-GBM's nodes scan a few features of d.
+    pub fn for_features(data: &BinnedData, features: &[usize]) -> Self {
+        let mut offsets = Vec::with_capacity(data.n_features + 1);
+        offsets.push(0);
+        let mut listed = features.iter().peekable();
+        for (f, m) in data.mappers.iter().enumerate() {
+            let width = if listed.next_if_eq(&&f).is_some() {
+                m.n_bins()
+            } else {
+                0
+            };
+            offsets.push(offsets.last().unwrap() + width);
+        }
+        HistLayout { offsets }
+    }
+
+    /// Whether feature `f` has bins in this layout.
+    pub fn contains(&self, f: usize) -> bool {
+        self.offsets[f + 1] > self.offsets[f]
+    }
+
     /// Total number of bins over all features.
     pub fn total_bins(&self) -> usize {
         *self.offsets.last().unwrap()

@@ -14,7 +14,9 @@
 //! - `train_loss`: the mean training loss after each tree;
 //! - `selected_features`, `feature_entry_tree`: the features used by any
 //!   split in the order they entered the model, and the tree at which each
-//!   entered; `n_selected_after_tree`: how many were used after each tree.
+//!   entered; `n_selected_after_tree`: how many were used after each tree;
+//! - `gt_n_subsets`, `gt_cache_bytes`: with group testing, the number of
+//!   feature subsets and the prefix-sum cache's size (else `null`).
 //!
 //! The raw score of a row is `base_score` plus the leaf value of every tree;
 //! for `binary_logloss` it is a logit.
@@ -49,6 +51,12 @@ pub struct Model {
     /// Number of features used after each tree.
     #[serde(default)]
     pub n_selected_after_tree: Vec<usize>,
+    /// With group testing: the number of feature subsets p.
+    #[serde(default)]
+    pub gt_n_subsets: Option<usize>,
+    /// With group testing: the bytes of the prefix-sum cache.
+    #[serde(default)]
+    pub gt_cache_bytes: Option<usize>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -80,6 +88,8 @@ impl Model {
             selected_features: Vec::new(),
             feature_entry_tree: Vec::new(),
             n_selected_after_tree: Vec::new(),
+            gt_n_subsets: None,
+            gt_cache_bytes: None,
         }
     }
 

@@ -55,6 +55,29 @@ impl PenaltyKind {
     }
 }
 
+/// How a node finds its split (SPEC sections 1 and 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitSearch {
+    /// Scan every feature's histogram.
+    Exhaustive,
+    /// GT-GBM: scan the used features Ω and the candidates that group tests
+    /// over random feature subsets find.
+    GroupTesting,
+}
+
+impl SplitSearch {
+    /// Parse "exhaustive" or "group_testing".
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "exhaustive" => Ok(SplitSearch::Exhaustive),
+            "group_testing" => Ok(SplitSearch::GroupTesting),
+            other => Err(SbError::InvalidParameter(format!(
+                "split_search must be 'exhaustive' or 'group_testing', got '{other}'"
+            ))),
+        }
+    }
+}
+
 /// All settings of one boosting run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoosterParams {
@@ -100,6 +123,13 @@ pub struct BoosterParams {
     pub feature_bags: Option<Vec<usize>>,
     /// Stop admitting new features once this many are used.
     pub max_features: Option<usize>,
+    /// How nodes find their split.
+    pub split_search: SplitSearch,
+    /// s, the number of relevant features group testing expects, ≥ 1
+    /// (clipped to d).
+    pub gt_n_features: usize,
+    /// δ in (0, 1), the failure probability of group testing's theorem.
+    pub gt_delta: f64,
 }
 
 impl Default for BoosterParams {
@@ -126,6 +156,9 @@ impl Default for BoosterParams {
             feature_costs: None,
             feature_bags: None,
             max_features: None,
+            split_search: SplitSearch::Exhaustive,
+            gt_n_features: 10,
+            gt_delta: 0.1,
         }
     }
 }
@@ -204,6 +237,12 @@ impl BoosterParams {
         }
         check(self.max_features != Some(0), || {
             "max_features must be >= 1 or None".to_string()
+        })?;
+        check(self.gt_n_features >= 1, || {
+            format!("gt_n_features must be >= 1, got {}", self.gt_n_features)
+        })?;
+        check(self.gt_delta > 0.0 && self.gt_delta < 1.0, || {
+            format!("gt_delta must be in (0, 1), got {}", self.gt_delta)
         })?;
         Ok(())
     }

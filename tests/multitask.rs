@@ -6,6 +6,7 @@
 mod common;
 
 use common::{fit_xy, never};
+use sparseboost::params::SplitSearch;
 use sparseboost::rng::Rng;
 use sparseboost::{
     fit_multitask, BoosterParams, Model, MultiTaskData, MultiTaskModel, MultiTaskParams,
@@ -145,6 +146,35 @@ fn one_task_alone_is_the_single_task_booster_bit_for_bit() {
     let single = fit_xy(&tasks.x, tasks.d, &labels, &classifier);
     let binary = Tasks { y: labels, ..tasks };
     assert_eq!(binary.fit(&classifier, &mus(0.0, 0.0)).tasks[0], single);
+}
+
+#[test]
+fn group_testing_runs_through_the_multitask_driver() {
+    // One task: the single-task GT-GBM fit, bit for bit.
+    let gt = BoosterParams {
+        split_search: SplitSearch::GroupTesting,
+        gt_n_features: 6,
+        ..agbm(15)
+    };
+    let one = planted_tasks(&[2000], 60, 8);
+    let single = fit_xy(
+        &one.x,
+        one.d,
+        &one.y,
+        &BoosterParams {
+            mu: 0.05,
+            ..gt.clone()
+        },
+    );
+    assert!(single.gt_n_subsets.is_some());
+    assert_eq!(one.fit(&gt, &mus(0.05, 0.0)).tasks[0], single);
+    // Three tasks: the shared features are found through the group tests.
+    let tasks = planted_tasks(&[1500, 800, 400], 60, 8);
+    let model = tasks.fit(&gt, &mus(0.1, 0.05));
+    for task in &model.tasks {
+        assert!(task.selected_features.contains(&0) && task.selected_features.contains(&1));
+        assert_eq!(task.gt_n_subsets, model.tasks[0].gt_n_subsets);
+    }
 }
 
 #[test]

@@ -33,6 +33,9 @@ _ENGINE_PARAMS = (
     "penalty",
     "mu",
     "max_features",
+    "split_search",
+    "gt_n_features",
+    "gt_delta",
 )
 
 
@@ -121,6 +124,9 @@ class BaseSparseBoost(SelectorMixin, BaseEstimator):
         feature_costs=None,
         feature_bags=None,
         max_features=None,
+        split_search="exhaustive",
+        gt_n_features=10,
+        gt_delta=0.1,
         n_jobs=None,
         random_state=None,
     ):
@@ -141,6 +147,9 @@ class BaseSparseBoost(SelectorMixin, BaseEstimator):
         self.feature_costs = feature_costs
         self.feature_bags = feature_bags
         self.max_features = max_features
+        self.split_search = split_search
+        self.gt_n_features = gt_n_features
+        self.gt_delta = gt_delta
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -195,6 +204,20 @@ class BaseSparseBoost(SelectorMixin, BaseEstimator):
         no leaf could be split any more)."""
         check_is_fitted(self, "_model")
         return self._model.n_trees
+
+    @property
+    def gt_n_subsets_(self) -> int | None:
+        """With ``split_search="group_testing"``: the number of random
+        feature subsets, p = ceil(e * s * ln(s / delta)); None otherwise."""
+        check_is_fitted(self, "_model")
+        return self._model.gt_n_subsets
+
+    @property
+    def gt_cache_bytes_(self) -> int | None:
+        """With ``split_search="group_testing"``: the bytes held by the
+        prefix-sum cache during the fit; None otherwise."""
+        check_is_fitted(self, "_model")
+        return self._model.gt_cache_bytes
 
     @property
     def train_loss_(self) -> np.ndarray:

@@ -61,6 +61,21 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         which every feature of the bag is free.
     max_features : int or None, default=None
         Stop admitting new features once this many are used.
+    split_search : {"exhaustive", "group_testing"}, default="exhaustive"
+        How a node finds its split. "exhaustive" scans every feature.
+        "group_testing" (GT-GBM) scans only the features already used and
+        the candidates found by binary searches over random feature subsets
+        (each half tested through the summed "pseudo-feature" of its
+        features), so a node costs about ``p * log2(d / s)`` cheap tests plus
+        a few exact scans instead of d exact scans. Costs a prefix-sum cache
+        of about ``2 * e * ln(s / delta)`` bytes per (row, feature), see
+        ``gt_cache_bytes_``.
+    gt_n_features : int, default=10
+        s, the number of relevant features group testing expects (clipped to
+        the number of features). Subsets have ``ceil(d / s)`` features.
+    gt_delta : float in (0, 1), default=0.1
+        delta, the failure probability of the group-testing theorem; with s
+        it sets the number of subsets ``p = ceil(e * s * ln(s / delta))``.
     n_jobs : int or None, default=None
         Threads: None or -1 for all cores, -2 for all but one, k > 0 for k.
         The fitted model does not depend on it.
@@ -85,6 +100,9 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         Trees fitted.
     train_loss_ : ndarray of shape (n_trees_,)
         Mean training loss (mean squared error) after each tree.
+    gt_n_subsets_, gt_cache_bytes_ : int or None
+        With group testing: the number of subsets p and the prefix-sum
+        cache's bytes; None otherwise.
     """
 
     _objective = "squared_error"

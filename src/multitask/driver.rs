@@ -102,9 +102,14 @@ fn fit_in_pool(
             break;
         }
     }
+    // One grower, so one set of group-testing subsets shared by all tasks.
+    let group_testing = grower.group_testing_info();
     Ok(MultiTaskModel {
         selected_features: penalty.group().used_in_order().to_vec(),
-        tasks: models.into_iter().map(ModelBuilder::finish).collect(),
+        tasks: models
+            .into_iter()
+            .map(|m| m.finish(group_testing))
+            .collect(),
     })
 }
 

@@ -214,6 +214,18 @@ impl PyModel {
     fn n_selected_after_tree(&self) -> Vec<usize> {
         self.model.n_selected_after_tree.clone()
     }
+
+    /// With group testing: the number of feature subsets p (else None).
+    #[getter]
+    fn gt_n_subsets(&self) -> Option<usize> {
+        self.model.gt_n_subsets
+    }
+
+    /// With group testing: the prefix-sum cache's bytes (else None).
+    #[getter]
+    fn gt_cache_bytes(&self) -> Option<usize> {
+        self.model.gt_cache_bytes
+    }
 }
 
 /// Fit a model. `x`: C-contiguous float64 (n, d); `y`: float64 (n,);

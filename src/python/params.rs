@@ -1,7 +1,7 @@
 //! Reading [`BoosterParams`] from the Python layer's dict. Every key must be
 //! known; ranges are checked by [`BoosterParams::validate`].
 
-use crate::params::{BoosterParams, ObjectiveKind, PenaltyKind};
+use crate::params::{BoosterParams, ObjectiveKind, PenaltyKind, SplitSearch};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -76,6 +76,12 @@ pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
                     Some(count(&key, &value)?)
                 }
             }
+            "split_search" => {
+                p.split_search = SplitSearch::parse(&get::<String>(&key, &value)?)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?
+            }
+            "gt_n_features" => p.gt_n_features = count(&key, &value)?,
+            "gt_delta" => p.gt_delta = get(&key, &value)?,
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown parameter '{other}'"

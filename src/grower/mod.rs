@@ -1,16 +1,23 @@
 //! Leaf-wise (best-first) growth of one tree, as in LightGBM: repeatedly
 //! split the open leaf with the largest gain until `max_leaves` is reached or
 //! no leaf has a split worth making.
+//!
+//! A node scans every feature (exhaustive search) or, with GT-GBM, only the
+//! used features and the candidates of its group tests (see
+//! [`group_tested`]).
+
+mod group_tested;
 
 use crate::binning::BinnedData;
 use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram, NodeGradients};
-use crate::params::BoosterParams;
+use crate::params::{BoosterParams, SplitSearch};
 use crate::partition::partition_segment;
 use crate::penalty::{Changed, Penalty};
 use crate::split::{
     best_split_of_feature, split_candidates, NodeStats, SplitCandidate, SplitConstraints,
 };
 use crate::tree::{Node, Tree};
+use group_tested::GroupTesting;
 use rayon::prelude::*;
 
 /// Where a leaf's rows sit in [`GrownTree::rows`].
@@ -46,6 +53,11 @@ struct OpenLeaf {
     /// Kept only while the leaf has a split candidate (needed for the
     /// subtraction trick when it is split).
     hist: Option<Histogram>,
+    /// The features `hist` holds, when not all of them (group testing).
+    layout: Option<HistLayout>,
+    /// Group testing: the candidates found for this leaf (its children
+    /// inherit them).
+    found: Vec<usize>,
     /// The best split of every feature that has one (ascending features);
     /// kept so that the leaf can be re-scored when the penalty changes.
     candidates: Vec<SplitCandidate>,
@@ -76,6 +88,8 @@ pub struct TreeGrower<'a> {
     node_buf: NodeBuffers,
     /// The hessian of every row, when all are equal (set per tree).
     constant_hess: Option<f64>,
+    /// GT-GBM's state, when nodes search by group testing.
+    group_testing: Option<GroupTesting>,
 }
 
 impl<'a> TreeGrower<'a> {
@@ -94,7 +108,15 @@ impl<'a> TreeGrower<'a> {
             pool: Vec::new(),
             node_buf: NodeBuffers::default(),
             constant_hess: None,
+            group_testing: (params.split_search == SplitSearch::GroupTesting)
+                .then(|| GroupTesting::new(data, params)),
         }
+    }
+
+    /// With group testing: the number of feature subsets p and the bytes of
+    /// the prefix-sum cache.
+    pub fn group_testing_info(&self) -> Option<(usize, usize)> {
+        self.group_testing.as_ref().map(GroupTesting::info)
     }
 
     /// Grow one tree on `rows` (ascending; all rows `0..n` when not
@@ -126,13 +148,20 @@ impl<'a> TreeGrower<'a> {
             depth: 0,
             stats: root_stats,
             hist: None,
+            layout: None,
+            found: Vec::new(),
             candidates: Vec::new(),
             best: None,
         };
+        if let Some(gt) = &mut self.group_testing {
+            gt.begin_tree(features);
+        }
         penalty.begin_tree(root_scale(&rows, grad, hess, root_stats));
         // Squared error without weights: every hessian is the same.
         self.constant_hess = hess.iter().all(|&h| h == hess[0]).then(|| hess[0]);
-        if self.can_split(&root) {
+        if self.can_split(&root) && self.group_testing.is_some() {
+            self.evaluate_root_group_tested(&mut root, &rows, grad, hess, penalty);
+        } else if self.can_split(&root) {
             let mut hist = self.take_hist();
             let mut buf = std::mem::take(&mut self.node_buf);
             let grads = buf.gather(&rows, grad, hess, self.constant_hess);
@@ -156,8 +185,12 @@ impl<'a> TreeGrower<'a> {
                 .hist
                 .take()
                 .expect("a leaf with a split keeps its histogram");
+            let parent_layout = leaves[i].layout.take();
             let (mut left, mut right) = self.apply_split(&mut nodes, &mut rows, &leaves[i], &split);
             split_features.push(split.feature);
+            if let Some(gt) = &mut self.group_testing {
+                gt.mark_used(split.feature);
+            }
             // A feature (or bag) just became free, or the door to new
             // features closed: the cached choices of the other leaves are
             // stale.
@@ -179,6 +212,7 @@ impl<'a> TreeGrower<'a> {
                     &mut left,
                     &mut right,
                     parent_hist,
+                    parent_layout,
                     &rows,
                     grad,
                     hess,
@@ -186,14 +220,14 @@ impl<'a> TreeGrower<'a> {
                     penalty,
                 );
             } else {
-                self.pool.push(parent_hist);
+                self.recycle(parent_hist);
             }
             leaves[i] = left;
             leaves.push(right);
         }
         for leaf in &mut leaves {
             if let Some(h) = leaf.hist.take() {
-                self.pool.push(h);
+                self.recycle(h);
             }
         }
         GrownTree {
@@ -211,6 +245,14 @@ impl<'a> TreeGrower<'a> {
             && count >= 2
             && count >= 2 * self.params.min_samples_leaf
             && count >= self.min_split_rows
+    }
+
+    /// Keep a histogram of all features for a later node; drop one of a
+    /// node's own features (group testing sizes each one to its node).
+    fn recycle(&mut self, hist: Histogram) {
+        if self.group_testing.is_none() {
+            self.pool.push(hist);
+        }
     }
 
     fn take_hist(&mut self) -> Histogram {
@@ -274,8 +316,9 @@ impl<'a> TreeGrower<'a> {
             .any(|s| s.gain > self.params.min_gain);
         if !promising {
             leaf.candidates = Vec::new();
+            leaf.layout = None;
             if let Some(h) = leaf.hist.take() {
-                self.pool.push(h);
+                self.recycle(h);
             }
         }
     }
@@ -321,6 +364,8 @@ impl<'a> TreeGrower<'a> {
             depth: parent.depth + 1,
             stats,
             hist: None,
+            layout: None,
+            found: parent.found.clone(),
             candidates: Vec::new(),
             best: None,
         };
@@ -346,6 +391,7 @@ impl<'a> TreeGrower<'a> {
         left: &mut OpenLeaf,
         right: &mut OpenLeaf,
         parent_hist: Histogram,
+        parent_layout: Option<HistLayout>,
         rows: &[u32],
         grad: &[f64],
         hess: &[f64],
@@ -360,7 +406,13 @@ impl<'a> TreeGrower<'a> {
         let small_ok = self.can_split(small);
         let large_ok = self.can_split(large);
         if !small_ok && !large_ok {
-            self.pool.push(parent_hist);
+            self.recycle(parent_hist);
+            return;
+        }
+        if let Some(parent_layout) = parent_layout {
+            let parent = (parent_hist, parent_layout);
+            let siblings = [(small, small_ok), (large, large_ok)];
+            self.evaluate_siblings_group_tested(siblings, parent, rows, grad, hess, penalty);
             return;
         }
         let seg = small.segment;
