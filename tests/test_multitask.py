@@ -110,6 +110,20 @@ def test_one_task_classifier_is_the_single_task_classifier(tasks):
     assert list(multi.classes_) == ["no", "yes"]
 
 
+def test_group_testing_passes_through_to_the_multitask_engine(tasks):
+    X, y, task, relevant = tasks
+    gt = {"split_search": "group_testing", "gt_n_features": 6, "n_estimators": 15}
+    single = SparseBoostRegressor(mu=0.05, random_state=0, **gt).fit(X, y)
+    one = MultiTaskSparseBoostRegressor(mu_group=0.05, mu_task=0.0, random_state=0, **gt)
+    one.fit(X, y, np.zeros(len(y), dtype=int))
+    assert one._model.tasks[0].to_json() == single._model.to_json()
+    assert one._model.tasks[0].gt_n_subsets is not None
+    gt["n_estimators"] = 40
+    model = fit(X, y, task, mu_group=0.1, mu_task=0.03, **gt)
+    for features in model.task_selected_features_.values():
+        assert set(relevant["shared"]) <= set(features)
+
+
 def test_predictions_follow_each_rows_task(tasks):
     X, y, task, _ = tasks
     model = fit(X, y, task, n_estimators=15)
