@@ -6,6 +6,7 @@ What it measures, per (library, problem), each in a fresh subprocess:
 * predict time: median time of scoring the test set (``predict`` for regression,
   ``predict_proba`` for classification);
 * test metric: RMSE (regression, lower is better) or ROC AUC (classification);
+* features: how many features the fitted model splits on;
 * peak fit memory: ``ru_maxrss`` after the fits minus the RSS just before the first
   fit (data already loaded); the total peak RSS is reported too.
 
@@ -58,7 +59,15 @@ import numpy as np
 BENCH_DIR = Path(__file__).resolve().parent
 PROJECT_ROOT = BENCH_DIR.parent
 DATA_DIR = PROJECT_ROOT.parent / "shared" / "data"
-LIBS = ("sparseboost", "lightgbm", "xgboost", "sklearn")
+LIBS = ("sparseboost", "sparseboost-agbm", "sparseboost-gt", "lightgbm", "xgboost", "sklearn")
+# sparseboost's variants: the plain engine (the like-for-like comparison),
+# exhaustive A-GBM, and GT-GBM (A-GBM with group-testing split search, s = 3).
+SPARSEBOOST_VARIANTS = {
+    "sparseboost": {"penalty": "none"},
+    "sparseboost-agbm": {"penalty": "agbm", "mu": 0.01},
+    "sparseboost-gt": {"penalty": "agbm", "mu": 0.01, "split_search": "group_testing",
+                       "gt_n_features": 3, "gt_delta": 0.1},
+}
 REAL_DATASETS = ("lightgbm_binary", "cal_housing")
 N_TREES, N_LEAVES, N_BINS, LEARNING_RATE, N_THREADS, MIN_LEAF = 100, 31, 255, 0.1, 2, 20
 SEED, TEST_SEED = 0, 1
@@ -122,13 +131,13 @@ def make_estimator_factory(lib, task):
     own import footprint is not counted as fit memory.
     """
     clf = task == "classification"
-    if lib == "sparseboost":
+    if lib in SPARSEBOOST_VARIANTS:
         import sparseboost as sb
 
         cls = sb.SparseBoostClassifier if clf else sb.SparseBoostRegressor
         params = {"n_estimators": N_TREES, "learning_rate": LEARNING_RATE, "max_leaves": N_LEAVES,
                   "max_bins": N_BINS, "min_samples_leaf": MIN_LEAF, "n_jobs": N_THREADS,
-                  "random_state": SEED, "penalty": "none"}
+                  "random_state": SEED, **SPARSEBOOST_VARIANTS[lib]}
         return (lambda: cls(**params)), sb.__version__
     if lib == "lightgbm":
         import lightgbm as lgb
@@ -184,6 +193,14 @@ def score(task, model, X_test, y_test):
     return float(np.sqrt(np.mean((model.predict(X_test) - y_test) ** 2)))
 
 
+def n_features_used(model):
+    """Features the fitted model splits on (None when the library does not say)."""
+    if hasattr(model, "selected_features_"):
+        return len(model.selected_features_)
+    importances = getattr(model, "feature_importances_", None)
+    return None if importances is None else int(np.count_nonzero(importances))
+
+
 def current_rss_mib():
     """Resident set size now, in MiB (psutil; /proc on Linux if psutil is missing)."""
     try:
@@ -226,6 +243,7 @@ def run_worker(lib, problem, repeats):
         "fit_s": statistics.median(fit_times), "fit_times_s": fit_times,
         "predict_s": statistics.median(predict_times), "predict_times_s": predict_times,
         "metric_name": "auc" if task == "classification" else "rmse", "metric": metric,
+        "n_features_used": n_features_used(model),
         "rss_before_fit_mib": rss_before, "maxrss_before_fit_mib": maxrss_before,
         "peak_total_mib": peak_total, "peak_fit_mib": peak_total - rss_before,
     }
@@ -263,7 +281,7 @@ def format_table(problem, results):
     ok = [r for r in results.values() if r.get("status") == "ok"]
     metric_name = ok[0]["metric_name"].upper() if ok else "metric"
     header = ["library", "fit s", "fit/lgb", "predict s", "pred/lgb",
-              metric_name, f"{metric_name}/lgb", "fit MiB", "mem/lgb", "peak MiB"]
+              metric_name, f"{metric_name}/lgb", "features", "fit MiB", "mem/lgb", "peak MiB"]
     rows = []
     for lib, r in results.items():
         if r.get("status") != "ok":
@@ -272,6 +290,7 @@ def format_table(problem, results):
         rows.append([lib, f"{r['fit_s']:.3f}", ratio(r["fit_s"], ref.get("fit_s")),
                      f"{r['predict_s']:.4f}", ratio(r["predict_s"], ref.get("predict_s")),
                      f"{r['metric']:.4f}", ratio(r["metric"], ref.get("metric")),
+                     str(r.get("n_features_used", "-")),
                      f"{r['peak_fit_mib']:.0f}", ratio(r["peak_fit_mib"], ref.get("peak_fit_mib")),
                      f"{r['peak_total_mib']:.0f}"])
     widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]

@@ -5,7 +5,9 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sparseboost::binning::{bin_matrix, BinnedData};
-use sparseboost::group_testing::{candidate_features, draw_subsets, GroupTestNode, PrefixCache};
+use sparseboost::group_testing::{
+    candidate_features, draw_subsets, Excluded, GroupTestNode, PrefixCache,
+};
 use sparseboost::histogram::{HistLayout, Histogram, NodeGradients};
 use sparseboost::rng::Rng;
 use sparseboost::split::{split_candidates, NodeStats, SplitConstraints};
@@ -125,6 +127,7 @@ fn group_testing(c: &mut Criterion) {
             b.iter(|| PrefixCache::build(&data, subsets.clone()))
         });
         let cache = PrefixCache::build(&data, subsets);
+        let excluded = Excluded::new(&cache);
         let (rows, pairs) = node(n, 1);
         let stats = NodeStats {
             g: pairs.iter().map(|p| p[0]).sum(),
@@ -140,6 +143,7 @@ fn group_testing(c: &mut Criterion) {
                 min_child_weight: 1e-3,
                 l2: 0.0,
             },
+            excluded: &excluded,
         };
         group.bench_function(BenchmarkId::new("root_candidates", &id), |b| {
             b.iter(|| candidate_features(&cache, black_box(&root)))

@@ -285,9 +285,7 @@ fn sort_floats(values: &mut [f64]) {
             bits | 1 << 63
         }
     };
-    let unkey = |k: u64| {
-        f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
-    };
+    let unkey = |k: u64| f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k });
     let mut keys: Vec<u64> = values.iter().map(|&v| key(v)).collect();
     keys.sort_unstable();
     for (v, k) in values.iter_mut().zip(keys) {

@@ -85,6 +85,7 @@ def group_testing_candidates(
     gt_delta: float,
     seed: int,
     min_samples_leaf: int = 20,
+    exclude: list[int] = ...,
 ) -> tuple[list[int], int, int]:
     """GT-GBM candidate features at a squared-error root: (candidates, p, cache bytes)."""
 

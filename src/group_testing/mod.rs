@@ -6,16 +6,19 @@
 //! - [`subsets`]: the `p = ⌈e·s·ln(s/δ)⌉` random subsets, drawn once per fit;
 //! - [`prefix_cache`]: per subset and row, prefix sums of the bins in the
 //!   subset's order, so a contiguous range's pseudo-feature costs O(1) a row;
+//! - [`excluded`]: used features taken out of the pseudo-features;
 //! - [`search`]: the group test (best split gain of a pseudo-feature on a
 //!   node's rows) and the binary search that yields the candidate set.
 //!
-//! Status: the search works on a node given its rows and gradients; it is
-//! not yet wired into the tree grower (`split_search="group_testing"`).
+//! The tree grower runs them at every node with
+//! `split_search = GroupTesting` (`grower::group_tested`).
 
+pub mod excluded;
 pub mod prefix_cache;
 pub mod search;
 pub mod subsets;
 
+pub use excluded::Excluded;
 pub use prefix_cache::PrefixCache;
 pub use search::{candidate_features, GroupTestNode};
 pub use subsets::{draw_subsets, n_subsets};

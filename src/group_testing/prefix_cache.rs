@@ -100,6 +100,12 @@ impl PrefixCache {
         &self.sums[start..start + self.n_rows]
     }
 
+    /// The quantized level of feature `f` at every row, as summed here.
+    pub fn level_column(&self, data: &BinnedData, f: usize) -> Vec<u16> {
+        let levels = level_table(data, f, self.max_level);
+        data.column(f).iter().map(|&b| levels[b as usize]).collect()
+    }
+
     /// Bytes held by the sums.
     pub fn memory_bytes(&self) -> usize {
         self.sums.len() * std::mem::size_of::<u16>()
@@ -150,14 +156,18 @@ mod tests {
                     sums.clear();
                     cache.range_sums(g, lo, hi, &rows, &mut sums);
                     for (&i, &got) in rows.iter().zip(&sums) {
-                        let direct: u32 = subset[lo..hi].iter().map(|&f| level(i as usize, f)).sum();
+                        let direct: u32 =
+                            subset[lo..hi].iter().map(|&f| level(i as usize, f)).sum();
                         assert_eq!(got as u32, direct);
                     }
                 }
             }
         }
         let len = d.div_ceil(s);
-        assert_eq!(cache.memory_bytes(), cache.subsets().len() * (len + 1) * n * 2);
+        assert_eq!(
+            cache.memory_bytes(),
+            cache.subsets().len() * (len + 1) * n * 2
+        );
     }
 
     #[test]

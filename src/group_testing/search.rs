@@ -1,6 +1,6 @@
 //! The group test and the binary search over one subset.
 
-use super::PrefixCache;
+use super::{Excluded, PrefixCache};
 use crate::histogram::{fill_bins, HistBin, NodeGradients};
 use crate::split::{best_split_of_feature, NodeStats, SplitConstraints};
 use rayon::prelude::*;
@@ -27,6 +27,8 @@ pub struct GroupTestNode<'a> {
     pub stats: NodeStats,
     /// Limits every child must meet.
     pub constraints: SplitConstraints,
+    /// Features left out of every pseudo-feature.
+    pub excluded: &'a Excluded,
 }
 
 /// The group test: the best split gain of the pseudo-feature of positions
@@ -42,6 +44,7 @@ pub fn group_gain(
 ) -> f64 {
     scratch.clear();
     cache.range_sums(g, lo, hi, node.rows, scratch);
+    node.excluded.subtract(g, lo, hi, node.rows, scratch);
     let (min, max) = scratch
         .iter()
         .fold((u16::MAX, 0), |(a, b), &z| (a.min(z), b.max(z)));
@@ -100,7 +103,7 @@ pub fn candidate_features(cache: &PrefixCache, node: &GroupTestNode) -> Vec<usiz
 mod tests {
     use super::*;
     use crate::binning::bin_matrix;
-    use crate::group_testing::draw_subsets;
+    use crate::group_testing::{draw_subsets, Excluded};
     use crate::rng::Rng;
 
     /// Root-node candidates for squared error on row-major `x`.
@@ -111,6 +114,7 @@ mod tests {
         let mean = y.iter().sum::<f64>() / n as f64;
         let grad: Vec<f64> = y.iter().map(|t| mean - t).collect();
         let rows: Vec<u32> = (0..n as u32).collect();
+        let excluded = Excluded::new(&cache);
         let node = GroupTestNode {
             rows: &rows,
             grads: NodeGradients::ConstantHessian {
@@ -127,6 +131,7 @@ mod tests {
                 min_child_weight: 1e-3,
                 l2: 0.0,
             },
+            excluded: &excluded,
         };
         candidate_features(&cache, &node)
     }

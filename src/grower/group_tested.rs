@@ -16,16 +16,27 @@
 
 use super::{NodeBuffers, OpenLeaf, TreeGrower};
 use crate::binning::BinnedData;
-use crate::group_testing::{candidate_features, draw_subsets, GroupTestNode, PrefixCache};
+use crate::group_testing::{
+    candidate_features, draw_subsets, Excluded, GroupTestNode, PrefixCache,
+};
 use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram, NodeGradients};
 use crate::params::BoosterParams;
 use crate::penalty::Penalty;
-use crate::split::{best_split_of_feature, split_candidates, NodeStats, SplitCandidate};
+use crate::split::{
+    best_split_of_feature, split_candidates, NodeStats, SplitCandidate, SplitConstraints,
+};
 use rayon::prelude::*;
+
+/// At most this many used features are subtracted from the pseudo-features:
+/// each costs a read per row in every test of a range holding it, and with
+/// many used features (no penalty) the exact scans dominate anyway.
+const MAX_EXCLUDED: usize = 64;
 
 /// The group-testing state of a fit.
 pub(super) struct GroupTesting {
     cache: PrefixCache,
+    /// The first [`MAX_EXCLUDED`] features of Ω, left out of group tests.
+    excluded: Excluded,
     /// Features split on by any tree so far: Ω, scanned at every node.
     used: Vec<bool>,
     used_list: Vec<usize>,
@@ -42,8 +53,10 @@ impl GroupTesting {
         let s = params.gt_n_features.clamp(1, d.max(1));
         let subsets = draw_subsets(d, s, params.gt_delta, params.seed)
             .expect("gt_n_features and gt_delta are validated before the fit");
+        let cache = PrefixCache::build(data, subsets);
         GroupTesting {
-            cache: PrefixCache::build(data, subsets),
+            excluded: Excluded::new(&cache),
+            cache,
             used: vec![false; d],
             used_list: Vec::new(),
             allowed: vec![false; d],
@@ -65,16 +78,33 @@ impl GroupTesting {
     }
 
     /// A split on `feature` was made: it joins Ω.
-    pub(super) fn mark_used(&mut self, feature: usize) {
+    pub(super) fn mark_used(&mut self, data: &BinnedData, feature: usize) {
         if !self.used[feature] {
             self.used[feature] = true;
             self.used_list.push(feature);
+            if self.used_list.len() <= MAX_EXCLUDED {
+                self.excluded.add(&self.cache, data, feature);
+            }
         }
     }
 
-    /// The survivors of the node's group tests that the tree may use.
-    fn candidates(&self, node: &GroupTestNode) -> Vec<usize> {
-        let mut found = candidate_features(&self.cache, node);
+    /// The survivors of the group tests of a node (its rows, their
+    /// gradients and sums) that the tree may use.
+    fn candidates(
+        &self,
+        rows: &[u32],
+        grads: NodeGradients,
+        stats: NodeStats,
+        constraints: SplitConstraints,
+    ) -> Vec<usize> {
+        let node = GroupTestNode {
+            rows,
+            grads,
+            stats,
+            constraints,
+            excluded: &self.excluded,
+        };
+        let mut found = candidate_features(&self.cache, &node);
         found.retain(|&f| self.allowed[f]);
         found
     }
@@ -95,15 +125,6 @@ impl GroupTesting {
 }
 
 impl TreeGrower<'_> {
-    fn test_node<'b>(&self, rows: &'b [u32], grads: NodeGradients<'b>, stats: NodeStats) -> GroupTestNode<'b> {
-        GroupTestNode {
-            rows,
-            grads,
-            stats,
-            constraints: self.constraints,
-        }
-    }
-
     /// The root's candidates, histogram and best split.
     pub(super) fn evaluate_root_group_tested(
         &mut self,
@@ -116,7 +137,7 @@ impl TreeGrower<'_> {
         let gt = self.group_testing.as_ref().expect("group testing is on");
         let mut buf = std::mem::take(&mut self.node_buf);
         let grads = buf.gather(rows, grad, hess, self.constant_hess);
-        root.found = gt.candidates(&self.test_node(rows, grads, root.stats));
+        root.found = gt.candidates(rows, grads, root.stats, self.constraints);
         let features = gt.node_features(&[&root.found]);
         let layout = HistLayout::for_features(self.data, &features);
         let mut hist = Histogram::zeros(&layout);
@@ -153,7 +174,7 @@ impl TreeGrower<'_> {
         let large_grads = large_buf.gather(large_rows, grad, hess, self.constant_hess);
         let gt = self.group_testing.as_ref().expect("group testing is on");
         small.found = if small_ok {
-            gt.candidates(&self.test_node(small_rows, small_grads, small.stats))
+            gt.candidates(small_rows, small_grads, small.stats, self.constraints)
         } else {
             Vec::new()
         };
@@ -240,7 +261,9 @@ mod tests {
         let hess = vec![1.0; grad.len()];
         let rows = (0..grad.len() as u32).collect();
         let features: Vec<usize> = (0..d).collect();
-        grower.grow(grad, &hess, rows, &features, &mut NoPenalty).tree
+        grower
+            .grow(grad, &hess, rows, &features, &mut NoPenalty)
+            .tree
     }
 
     #[test]
@@ -253,7 +276,8 @@ mod tests {
             let gt_params = params(SplitSearch::GroupTesting, 2, seed);
             let exhaustive = grow(&mut TreeGrower::new(&data, &exhaustive_params), &grad, d);
             let mut grower = TreeGrower::new(&data, &gt_params);
-            let group_tested = grow(&mut grower, &grad, d);
+            let all: Vec<usize> = (0..d).collect();
+            grower.group_testing.as_mut().unwrap().begin_tree(&all);
             let rows: Vec<u32> = (0..n as u32).collect();
             let stats = NodeStats {
                 g: grad.iter().sum(),
@@ -264,8 +288,13 @@ mod tests {
                 grad: &grad,
                 hess: 1.0,
             };
-            let node = grower.test_node(&rows, grads, stats);
-            let found = grower.group_testing.as_ref().unwrap().candidates(&node);
+            let found = grower.group_testing.as_ref().unwrap().candidates(
+                &rows,
+                grads,
+                stats,
+                grower.constraints,
+            );
+            let group_tested = grow(&mut grower, &grad, d);
             let feature = exhaustive.nodes[0].feature as usize;
             if found.contains(&feature) {
                 contained += 1;
@@ -289,7 +318,7 @@ mod tests {
             let exhaustive = grow(&mut TreeGrower::new(&data, &exhaustive_params), &grad, d);
             let mut grower = TreeGrower::new(&data, &gt_params);
             for f in 0..d {
-                grower.group_testing.as_mut().unwrap().mark_used(f);
+                grower.group_testing.as_mut().unwrap().mark_used(&data, f);
             }
             let group_tested = grow(&mut grower, &grad, d);
             assert!(exhaustive.nodes.len() > 20);

@@ -261,10 +261,11 @@ fn fit<'py>(
 
 /// GT-GBM's candidate features at the root of a squared-error problem:
 /// returns `(candidates, n_subsets, cache_bytes)`. `x`: C-contiguous float64
-/// (n, d); `y`: float64 (n,). For measuring the group test (the paper's
-/// Figure 1); the grower does not use group testing yet.
+/// (n, d); `y`: float64 (n,); `exclude`: features subtracted from every
+/// pseudo-feature. For measuring the group test (the paper's Figure 1).
+#[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
 #[pyfunction]
-#[pyo3(signature = (x, y, gt_n_features, gt_delta, seed, min_samples_leaf=20))]
+#[pyo3(signature = (x, y, gt_n_features, gt_delta, seed, min_samples_leaf=20, exclude=Vec::new()))]
 fn group_testing_candidates<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
@@ -273,9 +274,15 @@ fn group_testing_candidates<'py>(
     gt_delta: f64,
     seed: u64,
     min_samples_leaf: u32,
+    exclude: Vec<usize>,
 ) -> PyResult<(Vec<usize>, usize, usize)> {
     let (n, d) = (x.shape()[0], x.shape()[1]);
     let (xs, ys) = (contiguous("X", &x)?, contiguous("y", &y)?);
+    if let Some(&f) = exclude.iter().find(|&&f| f >= d) {
+        return Err(PyValueError::new_err(format!(
+            "exclude names feature {f} but X has {d} features"
+        )));
+    }
     if ys.len() != n || n == 0 {
         return Err(PyValueError::new_err(
             "y must have one value per row of a non-empty X",
@@ -286,6 +293,10 @@ fn group_testing_candidates<'py>(
         let subsets = group_testing::draw_subsets(d, gt_n_features, gt_delta, seed)?;
         let n_subsets = subsets.len();
         let cache = group_testing::PrefixCache::build(&data, subsets);
+        let mut excluded = group_testing::Excluded::new(&cache);
+        for &f in &exclude {
+            excluded.add(&cache, &data, f);
+        }
         let mean = ys.iter().sum::<f64>() / n as f64;
         let grad: Vec<f64> = ys.iter().map(|t| mean - t).collect();
         let rows: Vec<u32> = (0..n as u32).collect();
@@ -305,6 +316,7 @@ fn group_testing_candidates<'py>(
                 min_child_weight: 1e-3,
                 l2: 0.0,
             },
+            excluded: &excluded,
         };
         let found = group_testing::candidate_features(&cache, &node);
         Ok((found, n_subsets, cache.memory_bytes()))
