@@ -26,6 +26,10 @@ def parse_args(argv):
     parser.add_argument("--task", choices=["regression", "classification"], default="regression")
     parser.add_argument("--n-estimators", type=int, default=100)
     parser.add_argument("--random-state", type=int, default=0)
+    parser.add_argument("--split-search", choices=["exhaustive", "group_testing"],
+                        default="exhaustive",
+                        help="group_testing: GT-GBM with --gt-n-features expected features")
+    parser.add_argument("--gt-n-features", type=int, default=3)
     parser.add_argument("--save", metavar="PATH", help="write the fitted model (JSON) here")
     return parser.parse_args(argv)
 
@@ -38,7 +42,8 @@ def main(argv=None) -> int:
         max(1000, args.n_samples // 4), random_state=args.random_state + 1, **common
     )
     cls = SparseBoostRegressor if args.task == "regression" else SparseBoostClassifier
-    model = cls(n_estimators=args.n_estimators, random_state=args.random_state)
+    model = cls(n_estimators=args.n_estimators, random_state=args.random_state,
+                split_search=args.split_search, gt_n_features=args.gt_n_features)
 
     print(f"synthetic {args.task}: {X.shape[0]} x {X.shape[1]} "
           f"(relevant features: {list(RELEVANT_FEATURES)})")
@@ -46,6 +51,9 @@ def main(argv=None) -> int:
     model.fit(X, y)
     elapsed = time.perf_counter() - start
     print(f"fit: {model.n_trees_} trees in {elapsed:.2f} s")
+    if model.gt_n_subsets_ is not None:
+        print(f"group testing: {model.gt_n_subsets_} feature subsets, "
+              f"prefix-sum cache {model.gt_cache_bytes_ / 2**20:.0f} MiB")
 
     if args.task == "regression":
         rmse = np.sqrt(np.mean((model.predict(X_test) - y_test) ** 2))

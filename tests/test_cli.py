@@ -1,0 +1,18 @@
+"""The main job (``sparseboost`` / ``python -m sparseboost``)."""
+
+import json
+
+import pytest
+from sparseboost.__main__ import main
+
+
+@pytest.mark.parametrize("split_search", ["exhaustive", "group_testing"])
+def test_main_job_finds_the_relevant_features(capsys, tmp_path, split_search):
+    path = tmp_path / "model.json"
+    argv = ["--n-samples", "3000", "--n-features", "60", "--n-estimators", "40",
+            "--split-search", split_search, "--save", str(path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "the three relevant features are the top 3: yes" in out
+    assert ("group testing: 28 feature subsets" in out) == (split_search == "group_testing")
+    assert json.loads(path.read_text())["format"] == "sparseboost"
