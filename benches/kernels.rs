@@ -135,6 +135,7 @@ fn group_testing(c: &mut Criterion) {
             n: rows.len() as u32,
         };
         let root = GroupTestNode {
+            data: &data,
             rows: &rows,
             grads: NodeGradients::Pairs(&pairs),
             stats,

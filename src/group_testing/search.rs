@@ -1,6 +1,7 @@
 //! The group test and the binary search over one subset.
 
 use super::{Excluded, PrefixCache};
+use crate::binning::BinnedData;
 use crate::histogram::{fill_bins, HistBin, NodeGradients};
 use crate::split::{best_split_of_feature, NodeStats, SplitConstraints};
 use rayon::prelude::*;
@@ -19,6 +20,8 @@ const ROWS_PER_PSEUDO_BIN: u32 = 8;
 /// their sums, and the limits a split must meet.
 #[derive(Debug, Clone, Copy)]
 pub struct GroupTestNode<'a> {
+    /// The binned training data.
+    pub data: &'a BinnedData,
     /// The node's row indices.
     pub rows: &'a [u32],
     /// Gradients (and hessians) of `rows`, in that order.
@@ -43,7 +46,7 @@ pub fn group_gain(
     scratch: &mut Vec<u16>,
 ) -> f64 {
     scratch.clear();
-    cache.range_sums(g, lo, hi, node.rows, scratch);
+    cache.range_sums(node.data, g, lo, hi, node.rows, scratch);
     node.excluded.subtract(g, lo, hi, node.rows, scratch);
     let (min, max) = scratch
         .iter()
@@ -63,8 +66,9 @@ pub fn group_gain(
     best_split_of_feature(0, hist, node.stats, &node.constraints).map_or(0.0, |s| s.gain)
 }
 
-/// Binary search in subset `g`: halve the range, keep the half whose
-/// pseudo-feature splits the node better, until one feature is left.
+/// Binary search in subset `g`: halve the range (at a checkpoint of the
+/// cache while it is long), keep the half whose pseudo-feature splits the
+/// node better, until one feature is left.
 pub fn search_subset(
     cache: &PrefixCache,
     g: usize,
@@ -73,7 +77,7 @@ pub fn search_subset(
 ) -> usize {
     let (mut lo, mut hi) = (0, cache.subset_len());
     while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
+        let mid = cache.cut(lo, hi);
         let left = group_gain(cache, g, lo, mid, node, scratch);
         let right = group_gain(cache, g, mid, hi, node, scratch);
         if left >= right {
@@ -116,6 +120,7 @@ mod tests {
         let rows: Vec<u32> = (0..n as u32).collect();
         let excluded = Excluded::new(&cache);
         let node = GroupTestNode {
+            data: &data,
             rows: &rows,
             grads: NodeGradients::ConstantHessian {
                 grad: &grad,

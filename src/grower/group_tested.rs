@@ -93,12 +93,14 @@ impl GroupTesting {
     /// gradients and sums) that the tree may use.
     fn candidates(
         &self,
+        data: &BinnedData,
         rows: &[u32],
         grads: NodeGradients,
         stats: NodeStats,
         constraints: SplitConstraints,
     ) -> Vec<usize> {
         let node = GroupTestNode {
+            data,
             rows,
             grads,
             stats,
@@ -138,7 +140,7 @@ impl TreeGrower<'_> {
         let gt = self.group_testing.as_ref().expect("group testing is on");
         let mut buf = std::mem::take(&mut self.node_buf);
         let grads = buf.gather(rows, grad, hess, self.constant_hess);
-        root.found = gt.candidates(rows, grads, root.stats, self.constraints);
+        root.found = gt.candidates(self.data, rows, grads, root.stats, self.constraints);
         let features = gt.node_features(&[&root.found]);
         let layout = HistLayout::for_features(self.data, &features);
         let mut hist = Histogram::zeros(&layout);
@@ -175,7 +177,13 @@ impl TreeGrower<'_> {
         let large_grads = large_buf.gather(large_rows, grad, hess, self.constant_hess);
         let gt = self.group_testing.as_ref().expect("group testing is on");
         small.found = if small_ok {
-            gt.candidates(small_rows, small_grads, small.stats, self.constraints)
+            gt.candidates(
+                self.data,
+                small_rows,
+                small_grads,
+                small.stats,
+                self.constraints,
+            )
         } else {
             Vec::new()
         };
@@ -290,6 +298,7 @@ mod tests {
                 hess: 1.0,
             };
             let found = grower.group_testing.as_ref().unwrap().candidates(
+                &data,
                 &rows,
                 grads,
                 stats,

@@ -301,6 +301,7 @@ fn group_testing_candidates<'py>(
         let grad: Vec<f64> = ys.iter().map(|t| mean - t).collect();
         let rows: Vec<u32> = (0..n as u32).collect();
         let node = group_testing::GroupTestNode {
+            data: &data,
             rows: &rows,
             grads: NodeGradients::ConstantHessian {
                 grad: &grad,
