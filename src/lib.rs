@@ -12,6 +12,7 @@
 pub mod binning;
 pub mod booster;
 pub mod error;
+pub mod float_sort;
 pub mod group_testing;
 pub mod grower;
 pub mod histogram;
