@@ -163,14 +163,7 @@ impl PyModel {
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let constructor = py.get_type::<PyModel>().getattr("from_json")?;
-        PyTuple::new(
-            py,
-            [
-                constructor.into_any(),
-                (self.model.to_json(),).into_pyobject(py)?.into_any(),
-            ],
-        )
+        reduce_through_json::<PyModel>(py, self.model.to_json())
     }
 
     /// Number of input features.
@@ -257,6 +250,22 @@ fn fit<'py>(
         fit_model(&data, &params, &|| stop.load(Ordering::Relaxed))
     })?;
     Ok(PyModel::wrap(model))
+}
+
+/// Pickle support: `(T.from_json, (json,))`, so a model pickles as its
+/// model file.
+pub(crate) fn reduce_through_json<'py, T: pyo3::PyTypeInfo>(
+    py: Python<'py>,
+    json: String,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let constructor = py.get_type::<T>().getattr("from_json")?;
+    PyTuple::new(
+        py,
+        [
+            constructor.into_any(),
+            (json,).into_pyobject(py)?.into_any(),
+        ],
+    )
 }
 
 /// GT-GBM's candidate features at the root of a squared-error problem:

@@ -81,14 +81,7 @@ impl PyMultiTaskModel {
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let constructor = py.get_type::<PyMultiTaskModel>().getattr("from_json")?;
-        PyTuple::new(
-            py,
-            [
-                constructor.into_any(),
-                (self.model.to_json(),).into_pyobject(py)?.into_any(),
-            ],
-        )
+        super::reduce_through_json::<PyMultiTaskModel>(py, self.model.to_json())
     }
 }
 
