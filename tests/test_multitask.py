@@ -2,13 +2,7 @@
 masks, one task = the single-task booster, task labels, persistence."""
 
 import inspect
-import os
 import pickle
-import signal
-import subprocess
-import sys
-import textwrap
-import time
 
 import numpy as np
 import pytest
@@ -223,40 +217,3 @@ def test_a_saved_classifier_keeps_its_classes_and_integer_tasks(tasks, tmp_path)
     copy = load_model(tmp_path / "clf.json")
     assert list(copy.classes_) == ["hi", "lo"] and list(copy.tasks_) == [0, 1, 2]
     np.testing.assert_array_equal(copy.predict_proba(X, codes), model.predict_proba(X, codes))
-
-
-INTERRUPTED_FIT = textwrap.dedent(
-    """
-    import sys
-    import numpy as np
-    from sparseboost import MultiTaskSparseBoostRegressor
-    rng = np.random.default_rng(0)
-    X = rng.random((20000, 200))
-    y = X[:, 0] + X[:, 1]
-    print("fitting", flush=True)
-    try:
-        MultiTaskSparseBoostRegressor(n_estimators=100000, learning_rate=0.01).fit(
-            X, y, rng.integers(0, 3, len(y))
-        )
-    except KeyboardInterrupt:
-        print("interrupted", flush=True)
-        sys.exit(0)
-    sys.exit(1)
-    """
-)
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_ctrl_c_interrupts_a_multitask_fit():
-    proc = subprocess.Popen(
-        [sys.executable, "-c", INTERRUPTED_FIT],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout.readline().strip() == "fitting"
-    time.sleep(1.5)
-    os.kill(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, (out, err)
-    assert "interrupted" in out

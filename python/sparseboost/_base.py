@@ -60,6 +60,26 @@ def resolve_seed(random_state) -> int:
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
+def check_fit_input(estimator, X, y, sample_weight):
+    """``X`` as C-ordered float64 (NaN allowed), ``y`` checked against it
+    (numeric for squared error), and ``sample_weight`` (if any) as a
+    contiguous non-negative float64 array; sets ``n_features_in_``."""
+    X, y = validate_data(
+        estimator,
+        X,
+        y,
+        dtype=np.float64,
+        order="C",
+        ensure_all_finite="allow-nan",
+        y_numeric=estimator._objective == "squared_error",
+    )
+    if sample_weight is not None:
+        sample_weight = np.ascontiguousarray(
+            _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        )
+    return X, y, sample_weight
+
+
 def feature_costs_array(costs, estimator):
     """Costs as a list of d floats: from an array of d numbers, or from a
     dict ``{feature name or index: cost}`` (unlisted features cost 0)."""
@@ -170,22 +190,8 @@ class BaseSparseBoost(SelectorMixin, BaseEstimator):
         return params
 
     def _fit(self, X, y, sample_weight):
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            dtype=np.float64,
-            order="C",
-            ensure_all_finite="allow-nan",
-            y_numeric=self._objective == "squared_error",
-        )
-        y = self._encode_target(y)
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(
-                sample_weight, X, dtype=np.float64, ensure_non_negative=True
-            )
-            sample_weight = np.ascontiguousarray(sample_weight)
-        y = np.ascontiguousarray(y, dtype=np.float64)
+        X, y, sample_weight = check_fit_input(self, X, y, sample_weight)
+        y = np.ascontiguousarray(self._encode_target(y), dtype=np.float64)
         self._model = _core.fit(X, y, sample_weight, self._engine_params())
         return self
 

@@ -17,10 +17,16 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.feature_selection import SelectorMixin
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
-from ._base import _ENGINE_PARAMS, BaseSparseBoost, resolve_n_jobs, resolve_seed
+from ._base import (
+    _ENGINE_PARAMS,
+    BaseSparseBoost,
+    check_fit_input,
+    resolve_n_jobs,
+    resolve_seed,
+)
 
 # Single-task parameters that multitask boosting does not take: mu_group and
 # mu_task replace mu, and the multitask penalty has no costs, bags or
@@ -110,25 +116,13 @@ class BaseMultiTaskSparseBoost(SelectorMixin, BaseEstimator):
         return np.ascontiguousarray(mask)
 
     def _fit(self, X, y, task, sample_weight):
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            dtype=np.float64,
-            order="C",
-            ensure_all_finite="allow-nan",
-            y_numeric=self._objective == "squared_error",
-        )
+        X, y, sample_weight = check_fit_input(self, X, y, sample_weight)
         self.tasks_, codes = _encode_tasks(task, X.shape[0])
         counts = np.bincount(codes, minlength=len(self.tasks_))
         if np.any(counts < 2):
             few = {self.tasks_[t].item(): int(counts[t]) for t in np.flatnonzero(counts < 2)}
             raise ValueError(f"every task needs at least 2 rows; rows per task: {few}")
         y = np.ascontiguousarray(self._encode_target(y, codes), dtype=np.float64)
-        if sample_weight is not None:
-            sample_weight = np.ascontiguousarray(
-                _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-            )
         self._model = _core.fit_multitask(
             X,
             y,

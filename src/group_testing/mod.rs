@@ -20,5 +20,5 @@ pub mod subsets;
 
 pub use excluded::Excluded;
 pub use prefix_cache::PrefixCache;
-pub use search::{candidate_features, GroupTestNode};
+pub use search::{candidate_features, squared_error_root_candidates, GroupTestNode};
 pub use subsets::{draw_subsets, n_subsets};

@@ -103,6 +103,42 @@ pub fn candidate_features(cache: &PrefixCache, node: &GroupTestNode) -> Vec<usiz
     found
 }
 
+/// The candidates at the root of a squared-error fit of `y` (all rows, the
+/// first tree's gradients), with `excluded` left out of the pseudo-features:
+/// what the paper's Figure 1 measures.
+pub fn squared_error_root_candidates(
+    data: &BinnedData,
+    y: &[f64],
+    cache: &PrefixCache,
+    excluded: &Excluded,
+    min_samples_leaf: u32,
+) -> Vec<usize> {
+    let n = y.len();
+    let mean = y.iter().sum::<f64>() / n as f64;
+    let grad: Vec<f64> = y.iter().map(|t| mean - t).collect();
+    let rows: Vec<u32> = (0..n as u32).collect();
+    let node = GroupTestNode {
+        data,
+        rows: &rows,
+        grads: NodeGradients::ConstantHessian {
+            grad: &grad,
+            hess: 1.0,
+        },
+        stats: NodeStats {
+            g: grad.iter().sum(),
+            h: n as f64,
+            n: n as u32,
+        },
+        constraints: SplitConstraints {
+            min_samples_leaf,
+            min_child_weight: 1e-3,
+            l2: 0.0,
+        },
+        excluded,
+    };
+    candidate_features(cache, &node)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,33 +148,9 @@ mod tests {
 
     /// Root-node candidates for squared error on row-major `x`.
     fn root_candidates(x: &[f64], y: &[f64], d: usize, s: usize, seed: u64) -> Vec<usize> {
-        let n = y.len();
-        let data = bin_matrix(x, n, d, 255, 200_000, 0).unwrap();
+        let data = bin_matrix(x, y.len(), d, 255, 200_000, 0).unwrap();
         let cache = PrefixCache::build(&data, draw_subsets(d, s, 0.1, seed).unwrap());
-        let mean = y.iter().sum::<f64>() / n as f64;
-        let grad: Vec<f64> = y.iter().map(|t| mean - t).collect();
-        let rows: Vec<u32> = (0..n as u32).collect();
-        let excluded = Excluded::new(&cache);
-        let node = GroupTestNode {
-            data: &data,
-            rows: &rows,
-            grads: NodeGradients::ConstantHessian {
-                grad: &grad,
-                hess: 1.0,
-            },
-            stats: NodeStats {
-                g: grad.iter().sum(),
-                h: n as f64,
-                n: n as u32,
-            },
-            constraints: SplitConstraints {
-                min_samples_leaf: 20,
-                min_child_weight: 1e-3,
-                l2: 0.0,
-            },
-            excluded: &excluded,
-        };
-        candidate_features(&cache, &node)
+        squared_error_root_candidates(&data, y, &cache, &Excluded::new(&cache), 20)
     }
 
     #[test]

@@ -27,6 +27,7 @@ use crate::split::{
     best_split_of_feature, split_candidates, NodeStats, SplitCandidate, SplitConstraints,
 };
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// At most this many used features are subtracted from the pseudo-features:
 /// each costs a read per row in every test of a range holding it, and with
@@ -147,7 +148,7 @@ impl TreeGrower<'_> {
         hist.build(&layout, self.data, &features, rows, grads);
         let candidates = split_candidates(&hist, &layout, &features, root.stats, &self.constraints);
         self.node_buf = buf;
-        root.layout = Some(layout);
+        root.layout = Some(Arc::new(layout));
         self.attach(root, hist, candidates, penalty);
     }
 
@@ -157,7 +158,7 @@ impl TreeGrower<'_> {
     pub(super) fn evaluate_siblings_group_tested(
         &mut self,
         siblings: [(&mut OpenLeaf, bool); 2],
-        parent: (Histogram, HistLayout),
+        parent: (Histogram, Arc<HistLayout>),
         rows: &[u32],
         grad: &[f64],
         hess: &[f64],
@@ -191,7 +192,7 @@ impl TreeGrower<'_> {
             large.found = Vec::new();
         }
         let features = gt.node_features(&[&small.found, &large.found]);
-        let layout = HistLayout::for_features(self.data, &features);
+        let layout = Arc::new(HistLayout::for_features(self.data, &features));
         let mut small_hist = Histogram::zeros(&layout);
         let mut large_hist = Histogram::zeros(&layout);
         let (data, c) = (self.data, &self.constraints);
@@ -224,7 +225,7 @@ impl TreeGrower<'_> {
             .large_buf = large_buf;
         let small_candidates = per_feature.iter().filter_map(|c| c.0).collect();
         let large_candidates = per_feature.iter().filter_map(|c| c.1).collect();
-        small.layout = Some(layout.clone());
+        small.layout = Some(Arc::clone(&layout));
         large.layout = Some(layout);
         self.attach(small, small_hist, small_candidates, penalty);
         self.attach(large, large_hist, large_candidates, penalty);

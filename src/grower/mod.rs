@@ -19,6 +19,7 @@ use crate::split::{
 use crate::tree::{Node, Tree};
 use group_tested::GroupTesting;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// Where a leaf's rows sit in [`GrownTree::rows`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +55,8 @@ struct OpenLeaf {
     /// subtraction trick when it is split).
     hist: Option<Histogram>,
     /// The features `hist` holds, when not all of them (group testing).
-    layout: Option<HistLayout>,
+    /// Shared by two siblings, which hold the same features.
+    layout: Option<Arc<HistLayout>>,
     /// Group testing: the candidates found for this leaf (its children
     /// inherit them).
     found: Vec<usize>,
@@ -391,7 +393,7 @@ impl<'a> TreeGrower<'a> {
         left: &mut OpenLeaf,
         right: &mut OpenLeaf,
         parent_hist: Histogram,
-        parent_layout: Option<HistLayout>,
+        parent_layout: Option<Arc<HistLayout>>,
         rows: &[u32],
         grad: &[f64],
         hess: &[f64],

@@ -11,10 +11,8 @@ mod params;
 use crate::booster::{fit as fit_model, TrainingData};
 use crate::error::SbError;
 use crate::group_testing;
-use crate::histogram::NodeGradients;
 use crate::model::{ImportanceKind, Model};
 use crate::predictor::Predictor;
-use crate::split::{NodeStats, SplitConstraints};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -235,21 +233,30 @@ fn fit<'py>(
     params: &Bound<'py, PyDict>,
 ) -> PyResult<PyModel> {
     let params = params::from_dict(params)?;
-    let (n_rows, n_features) = (x.shape()[0], x.shape()[1]);
-    let data = TrainingData {
-        x: contiguous("X", &x)?,
-        n_rows,
-        n_features,
-        y: contiguous("y", &y)?,
-        weights: match &sample_weight {
-            Some(w) => Some(contiguous("sample_weight", w)?),
-            None => None,
-        },
-    };
+    let data = training_data(&x, &y, &sample_weight)?;
     let model = run_interruptible(py, |stop| {
         fit_model(&data, &params, &|| stop.load(Ordering::Relaxed))
     })?;
     Ok(PyModel::wrap(model))
+}
+
+/// The arrays of a fit as the engine's [`TrainingData`] (shapes are checked
+/// by the engine).
+fn training_data<'a>(
+    x: &'a PyReadonlyArray2<'_, f64>,
+    y: &'a PyReadonlyArray1<'_, f64>,
+    sample_weight: &'a Option<PyReadonlyArray1<'_, f64>>,
+) -> PyResult<TrainingData<'a>> {
+    Ok(TrainingData {
+        x: contiguous("X", x)?,
+        n_rows: x.shape()[0],
+        n_features: x.shape()[1],
+        y: contiguous("y", y)?,
+        weights: match sample_weight {
+            Some(w) => Some(contiguous("sample_weight", w)?),
+            None => None,
+        },
+    })
 }
 
 /// Pickle support: `(T.from_json, (json,))`, so a model pickles as its
@@ -306,29 +313,13 @@ fn group_testing_candidates<'py>(
         for &f in &exclude {
             excluded.add(&cache, &data, f);
         }
-        let mean = ys.iter().sum::<f64>() / n as f64;
-        let grad: Vec<f64> = ys.iter().map(|t| mean - t).collect();
-        let rows: Vec<u32> = (0..n as u32).collect();
-        let node = group_testing::GroupTestNode {
-            data: &data,
-            rows: &rows,
-            grads: NodeGradients::ConstantHessian {
-                grad: &grad,
-                hess: 1.0,
-            },
-            stats: NodeStats {
-                g: grad.iter().sum(),
-                h: n as f64,
-                n: n as u32,
-            },
-            constraints: SplitConstraints {
-                min_samples_leaf,
-                min_child_weight: 1e-3,
-                l2: 0.0,
-            },
-            excluded: &excluded,
-        };
-        let found = group_testing::candidate_features(&cache, &node);
+        let found = group_testing::squared_error_root_candidates(
+            &data,
+            ys,
+            &cache,
+            &excluded,
+            min_samples_leaf,
+        );
         Ok((found, n_subsets, cache.memory_bytes()))
     })
 }

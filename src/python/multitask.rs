@@ -1,8 +1,7 @@
 //! Bindings of multitask boosting: `fit_multitask` and the fitted
 //! `MultiTaskModel`, whose per-task ensembles are ordinary `Model`s.
 
-use super::{contiguous, run_interruptible, to_pyerr, PyModel};
-use crate::booster::TrainingData;
+use super::{contiguous, run_interruptible, to_pyerr, training_data, PyModel};
 use crate::multitask::{
     fit_multitask as fit_engine, MultiTaskData, MultiTaskModel, MultiTaskParams,
 };
@@ -107,7 +106,7 @@ fn fit_multitask<'py>(
     task_feature_mask: Option<PyReadonlyArray2<'py, bool>>,
 ) -> PyResult<PyMultiTaskModel> {
     let params = super::params::from_dict(params)?;
-    let (n_rows, n_features) = (x.shape()[0], x.shape()[1]);
+    let n_features = x.shape()[1];
     let task: Vec<usize> = contiguous("task", &task)?
         .iter()
         .map(|&t| {
@@ -128,16 +127,7 @@ fn fit_multitask<'py>(
         }
     };
     let data = MultiTaskData {
-        data: TrainingData {
-            x: contiguous("X", &x)?,
-            n_rows,
-            n_features,
-            y: contiguous("y", &y)?,
-            weights: match &sample_weight {
-                Some(w) => Some(contiguous("sample_weight", w)?),
-                None => None,
-            },
-        },
+        data: training_data(&x, &y, &sample_weight)?,
         task: &task,
         n_tasks,
     };
