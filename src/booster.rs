@@ -1,7 +1,7 @@
 //! The boosting loop: bin once, then per round compute gradients, draw the
 //! round's rows and features, grow a tree and update the training scores.
 
-use crate::binning::{bin_matrix, check_no_infinite, BinnedData};
+use crate::binning::{bin_matrix, BinnedData};
 use crate::error::{Result, SbError};
 use crate::grower::{GrownTree, TreeGrower};
 use crate::model::Model;
@@ -108,9 +108,6 @@ pub(crate) fn thread_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
 
 /// Bin the training matrix once, for every tree of the fit.
 pub(crate) fn bin_training_data(data: &TrainingData, params: &BoosterParams) -> Result<BinnedData> {
-    if data.n_rows > params.bin_sample_rows {
-        check_no_infinite(data.x)?;
-    }
     bin_matrix(
         data.x,
         data.n_rows,
