@@ -1,12 +1,12 @@
 //! Quantile binning of a dense feature matrix into `u8` bins.
 //!
 //! Every feature gets at most `max_bins` value bins (equal-frequency cuts on a
-//! row sample, midway between distinct values) plus one bin of its own for
-//! NaN. The binned matrix is stored column-major so that a histogram of one
+//! row sample, midway between distinct values: [`crate::cut_points`]) plus
+//! one bin of its own for NaN. The binned matrix is stored column-major so that a histogram of one
 //! feature reads one contiguous column.
 
+use crate::cut_points::cut_points;
 use crate::error::{Result, SbError};
-use crate::float_sort::sorted_distinct;
 use crate::rng::Rng;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -23,40 +23,9 @@ impl BinMapper {
     /// Learn the cut points from the values of a feature (any order; NaN
     /// values are skipped).
     pub fn fit(values: &[f64], max_bins: usize) -> BinMapper {
-        let (distinct, counts) = sorted_distinct(values);
-        if distinct.is_empty() {
-            return BinMapper {
-                thresholds: Vec::new(),
-            };
+        BinMapper {
+            thresholds: cut_points(values, max_bins),
         }
-        let mut thresholds = Vec::new();
-        if distinct.len() <= max_bins {
-            for w in distinct.windows(2) {
-                thresholds.push(midpoint(w[0], w[1]));
-            }
-            return BinMapper { thresholds };
-        }
-        // Equal-frequency cuts. The target size of the next bin is recomputed
-        // after each cut from what is left, so that one heavy value does not
-        // squeeze all later bins (LightGBM's greedy binning does the same).
-        let total = counts.iter().sum::<usize>() as f64;
-        let mut seen = 0usize;
-        let mut since_cut = 0usize;
-        let mut target = total / max_bins as f64;
-        for i in 0..distinct.len() - 1 {
-            seen += counts[i];
-            since_cut += counts[i];
-            if since_cut as f64 >= target {
-                thresholds.push(midpoint(distinct[i], distinct[i + 1]));
-                if thresholds.len() == max_bins - 1 {
-                    break;
-                }
-                since_cut = 0;
-                let bins_left = (max_bins - thresholds.len()) as f64;
-                target = (total - seen as f64) / bins_left;
-            }
-        }
-        BinMapper { thresholds }
     }
 
     /// Number of bins for real values (≥ 1).
@@ -93,16 +62,6 @@ impl BinMapper {
             .get(bin as usize)
             .copied()
             .unwrap_or(f64::MAX)
-    }
-}
-
-/// A cut strictly below `b` and at or above `a` (`a < b`).
-fn midpoint(a: f64, b: f64) -> f64 {
-    let m = a + (b - a) / 2.0;
-    if m < b {
-        m
-    } else {
-        a
     }
 }
 

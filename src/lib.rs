@@ -11,6 +11,7 @@
 
 pub mod binning;
 pub mod booster;
+pub mod cut_points;
 pub mod error;
 pub mod float_sort;
 pub mod group_testing;
