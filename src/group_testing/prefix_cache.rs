@@ -133,9 +133,47 @@ impl PrefixCache {
         }
     }
 
+    /// Whether position `k` of a subset is a checkpoint.
+    pub fn is_checkpoint(&self, k: usize) -> bool {
+        self.checkpoint(k).is_some()
+    }
+
+    /// The prefix sums at checkpoint position `k` of subset `g` (the sum of
+    /// positions `0..k`) at each of `rows`, appended to `out`.
+    pub fn prefix_sums(&self, g: usize, k: usize, rows: &[u32], out: &mut Vec<u16>) {
+        let c = self
+            .checkpoint(k)
+            .unwrap_or_else(|| panic!("position {k} is not a checkpoint"));
+        let column = self.column(g, c);
+        out.extend(rows.iter().map(|&r| column[r as usize]));
+    }
+
+    /// The sum of the levels of positions `lo..hi` of subset `g` at each of
+    /// `rows`, added up feature by feature (for short ranges), appended to
+    /// `out`.
+    pub fn direct_sums(
+        &self,
+        data: &BinnedData,
+        g: usize,
+        lo: usize,
+        hi: usize,
+        rows: &[u32],
+        out: &mut Vec<u16>,
+    ) {
+        let first = out.len();
+        out.resize(first + rows.len(), 0);
+        for &f in &self.subsets[g][lo..hi] {
+            let table = &self.levels[f as usize];
+            let column = data.column(f as usize);
+            for (sum, &r) in out[first..].iter_mut().zip(rows) {
+                *sum = sum.wrapping_add(u16::from(table[column[r as usize] as usize]));
+            }
+        }
+    }
+
     /// The pseudo-feature of positions `lo..hi` of subset `g` at each of
-    /// `rows`, appended to `out`. Either both ends are checkpoints (0, a
-    /// multiple of K, or L) or the range has at most K features.
+    /// `rows`, appended to `out`: from the cache when both ends are
+    /// checkpoints, else summed directly.
     pub fn range_sums(
         &self,
         data: &BinnedData,
@@ -153,21 +191,7 @@ impl PrefixCache {
                         .map(|&r| end[r as usize].wrapping_sub(start[r as usize])),
                 );
             }
-            _ => {
-                assert!(
-                    hi - lo <= CHECKPOINT,
-                    "range {lo}..{hi} is not cut at checkpoints"
-                );
-                let first = out.len();
-                out.resize(first + rows.len(), 0);
-                for &f in &self.subsets[g][lo..hi] {
-                    let table = &self.levels[f as usize];
-                    let column = data.column(f as usize);
-                    for (sum, &r) in out[first..].iter_mut().zip(rows) {
-                        *sum += u16::from(table[column[r as usize] as usize]);
-                    }
-                }
-            }
+            _ => self.direct_sums(data, g, lo, hi, rows, out),
         }
     }
 

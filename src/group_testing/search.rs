@@ -34,27 +34,16 @@ pub struct GroupTestNode<'a> {
     pub excluded: &'a Excluded,
 }
 
-/// The group test: the best split gain of the pseudo-feature of positions
-/// `lo..hi` of subset `g` on the node's rows (0 if it has no valid split).
-/// `scratch` is reused between calls.
-pub fn group_gain(
-    cache: &PrefixCache,
-    g: usize,
-    lo: usize,
-    hi: usize,
-    node: &GroupTestNode,
-    scratch: &mut Vec<u16>,
-) -> f64 {
-    scratch.clear();
-    cache.range_sums(node.data, g, lo, hi, node.rows, scratch);
-    node.excluded.subtract(g, lo, hi, node.rows, scratch);
-    let (min, max) = scratch
+/// The group test: the best split gain of a pseudo-feature, given by its
+/// value at each of the node's rows (0 if it has no valid split).
+pub fn pseudo_feature_gain(values: &[u16], node: &GroupTestNode) -> f64 {
+    let (min, max) = values
         .iter()
         .fold((u16::MAX, 0), |(a, b), &z| (a.min(z), b.max(z)));
-    if scratch.is_empty() || min == max {
+    if values.is_empty() || min == max {
         return 0.0;
     }
-    let n_bins = (scratch.len() as u32 / ROWS_PER_PSEUDO_BIN).clamp(8, MAX_PSEUDO_BINS);
+    let n_bins = (values.len() as u32 / ROWS_PER_PSEUDO_BIN).clamp(8, MAX_PSEUDO_BINS);
     // Fixed point instead of a division per row: bin = (z − min)·scale >> 16,
     // at most n_bins − 1.
     let scale = (u64::from(n_bins - 1) << 16) / u64::from(max - min);
@@ -62,27 +51,83 @@ pub fn group_gain(
     // The last slot is the (empty) NaN bin the split finder expects.
     let mut hist = [HistBin::default(); MAX_PSEUDO_BINS as usize + 1];
     let hist = &mut hist[..n_bins as usize + 1];
-    fill_bins(hist, scratch.iter().map(|&z| to_bin(z)), node.grads);
+    fill_bins(hist, values.iter().map(|&z| to_bin(z)), node.grads);
     best_split_of_feature(0, hist, node.stats, &node.constraints).map_or(0.0, |s| s.gain)
+}
+
+/// The pseudo-features of one subset's search at the node's rows, reused
+/// from one subset to the next.
+#[derive(Debug, Default)]
+pub struct SearchBuffers {
+    /// The range being halved.
+    whole: Vec<u16>,
+    /// Its two halves.
+    left: Vec<u16>,
+    right: Vec<u16>,
+    /// The prefix sums at a checkpoint (the range's start while that is one).
+    start: Vec<u16>,
+    /// The prefix sums at the cut.
+    at_cut: Vec<u16>,
 }
 
 /// Binary search in subset `g`: halve the range (at a checkpoint of the
 /// cache while it is long), keep the half whose pseudo-feature splits the
 /// node better, until one feature is left.
+///
+/// Each halving reads one new column of the cache: the left half is the
+/// prefix sum at the cut minus the one at the range's start (kept from the
+/// halving before), and the right half is the range minus the left half
+/// (SPEC section 3: "the other half's pseudo-feature can come by
+/// subtraction"). The values are those of summing each half on its own.
 pub fn search_subset(
     cache: &PrefixCache,
     g: usize,
     node: &GroupTestNode,
-    scratch: &mut Vec<u16>,
+    buf: &mut SearchBuffers,
 ) -> usize {
+    let rows = node.rows;
     let (mut lo, mut hi) = (0, cache.subset_len());
+    // `buf.start` holds the prefix sums at this position (0 at position 0).
+    let mut start_at = 0;
+    buf.start.clear();
+    buf.start.resize(rows.len(), 0);
+    buf.whole.clear();
+    cache.prefix_sums(g, hi, rows, &mut buf.whole);
+    node.excluded.subtract(g, lo, hi, rows, &mut buf.whole);
     while hi - lo > 1 {
         let mid = cache.cut(lo, hi);
-        let left = group_gain(cache, g, lo, mid, node, scratch);
-        let right = group_gain(cache, g, mid, hi, node, scratch);
-        if left >= right {
-            hi = mid;
+        buf.left.clear();
+        if start_at == lo && cache.is_checkpoint(mid) {
+            buf.at_cut.clear();
+            cache.prefix_sums(g, mid, rows, &mut buf.at_cut);
+            buf.left.extend(
+                buf.at_cut
+                    .iter()
+                    .zip(&buf.start)
+                    .map(|(&end, &start)| end.wrapping_sub(start)),
+            );
         } else {
+            cache.direct_sums(node.data, g, lo, mid, rows, &mut buf.left);
+        }
+        node.excluded.subtract(g, lo, mid, rows, &mut buf.left);
+        buf.right.clear();
+        buf.right.extend(
+            buf.whole
+                .iter()
+                .zip(&buf.left)
+                .map(|(&whole, &left)| whole.wrapping_sub(left)),
+        );
+        let left_gain = pseudo_feature_gain(&buf.left, node);
+        let right_gain = pseudo_feature_gain(&buf.right, node);
+        if left_gain >= right_gain {
+            hi = mid;
+            std::mem::swap(&mut buf.whole, &mut buf.left);
+        } else {
+            std::mem::swap(&mut buf.whole, &mut buf.right);
+            if start_at == lo && cache.is_checkpoint(mid) {
+                std::mem::swap(&mut buf.start, &mut buf.at_cut);
+                start_at = mid;
+            }
             lo = mid;
         }
     }
@@ -94,9 +139,7 @@ pub fn search_subset(
 pub fn candidate_features(cache: &PrefixCache, node: &GroupTestNode) -> Vec<usize> {
     let mut found: Vec<usize> = (0..cache.subsets().len())
         .into_par_iter()
-        .map_init(Vec::new, |scratch, g| {
-            search_subset(cache, g, node, scratch)
-        })
+        .map_init(SearchBuffers::default, |buf, g| search_subset(cache, g, node, buf))
         .collect();
     found.sort_unstable();
     found.dedup();
@@ -165,6 +208,76 @@ mod tests {
             let c = root_candidates(&x, &y, d, 10, seed);
             assert!(c.contains(&planted), "seed {seed}: {c:?}");
             assert!(c.len() <= draw_subsets(d, 10, 0.1, seed).unwrap().len());
+        }
+    }
+
+    /// The search as the paper states it: both halves summed on their own.
+    fn reference_search(cache: &PrefixCache, g: usize, node: &GroupTestNode) -> usize {
+        let half = |lo: usize, hi: usize| {
+            let mut values = Vec::new();
+            cache.range_sums(node.data, g, lo, hi, node.rows, &mut values);
+            node.excluded.subtract(g, lo, hi, node.rows, &mut values);
+            pseudo_feature_gain(&values, node)
+        };
+        let (mut lo, mut hi) = (0, cache.subset_len());
+        while hi - lo > 1 {
+            let mid = cache.cut(lo, hi);
+            if half(lo, mid) >= half(mid, hi) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        cache.subsets()[g][lo] as usize
+    }
+
+    #[test]
+    fn halves_by_subtraction_give_the_search_of_halves_summed_alone() {
+        let (n, d) = (1200, 300);
+        let mut rng = Rng::new(6);
+        let x: Vec<f64> = (0..n * d).map(|_| rng.next_f64()).collect();
+        let data = bin_matrix(&x, n, d, 255, 200_000, 0).unwrap();
+        // Subsets of 23 and 100 features: ranges end off checkpoints too.
+        for s in [13, 3] {
+            let cache = PrefixCache::build(&data, draw_subsets(d, s, 0.1, 2).unwrap());
+            let mut excluded = Excluded::new(&cache);
+            for f in [5, 77, 150, 299] {
+                excluded.add(&cache, &data, f);
+            }
+            let rows: Vec<u32> = (0..n as u32).filter(|_| rng.next_f64() < 0.6).collect();
+            let grad: Vec<f64> = rows
+                .iter()
+                .map(|&r| x[r as usize * d + 40] + x[r as usize * d + 41] * rng.next_f64())
+                .collect();
+            let hess: Vec<f64> = rows.iter().map(|_| 0.5 + rng.next_f64()).collect();
+            let pairs: Vec<[f64; 2]> = grad.iter().zip(&hess).map(|(&g, &h)| [g, h]).collect();
+            let node = GroupTestNode {
+                data: &data,
+                rows: &rows,
+                grads: NodeGradients::Pairs(&pairs),
+                stats: NodeStats {
+                    g: grad.iter().sum(),
+                    h: hess.iter().sum(),
+                    n: rows.len() as u32,
+                },
+                constraints: SplitConstraints {
+                    min_samples_leaf: 10,
+                    min_child_weight: 1e-3,
+                    l2: 0.0,
+                },
+                excluded: &excluded,
+            };
+            let mut buf = SearchBuffers::default();
+            let mut distinct = Vec::new();
+            for g in 0..cache.subsets().len() {
+                let found = search_subset(&cache, g, &node, &mut buf);
+                assert_eq!(found, reference_search(&cache, g, &node), "s {s}, subset {g}");
+                distinct.push(found);
+            }
+            distinct.sort_unstable();
+            distinct.dedup();
+            // Searches ending in different places: not one path tested over and over.
+            assert!(distinct.len() > cache.subsets().len() / 3, "{distinct:?}");
         }
     }
 }
