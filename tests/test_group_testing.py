@@ -16,8 +16,9 @@ def test_candidates_contain_the_three_relevant_features():
     assert set(RELEVANT_FEATURES) <= set(found)
     assert n_subsets == 28  # ceil(e * 3 * ln(30))
     assert len(found) <= n_subsets
-    # Prefix sums at every 4th of 334 positions and the end, plus level tables.
-    assert cache_bytes == 28 * (84 + 1) * 10000 * 2 + 1000 * 256
+    # u16 prefix sums at every 8th of 334 positions and the end, plus a
+    # level byte per row and feature.
+    assert cache_bytes == 28 * (42 + 1) * 10000 * 2 + 10000 * 1000
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -69,7 +70,7 @@ def test_group_testing_reports_subsets_and_cache(wide_synthetic):
     X, y, _, _ = wide_synthetic
     gt = gt_regressor(n_estimators=2).fit(X, y)
     assert gt.gt_n_subsets_ == 28
-    assert gt.gt_cache_bytes_ == 28 * (34 + 1) * 4000 * 2 + 400 * 256
+    assert gt.gt_cache_bytes_ == 28 * (17 + 1) * 4000 * 2 + 4000 * 400  # sums at every 8th of 134
     plain = gt_regressor(n_estimators=2, split_search="exhaustive").fit(X, y)
     assert plain.gt_n_subsets_ is None and plain.gt_cache_bytes_ is None
 

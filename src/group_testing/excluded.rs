@@ -5,16 +5,12 @@
 //! feature sharing its subset is never found.
 
 use super::PrefixCache;
-use crate::binning::BinnedData;
 
-/// The excluded features, their quantized values and where they sit in
-/// each subset.
+/// The excluded features and where they sit in each subset.
 #[derive(Debug, Clone, Default)]
 pub struct Excluded {
     features: Vec<usize>,
-    /// The level of each excluded feature at every row (as in the cache).
-    levels: Vec<Vec<u16>>,
-    /// Per subset: (position in the subset, index into `levels`).
+    /// Per subset: (position in the subset, feature).
     positions: Vec<Vec<(usize, usize)>>,
 }
 
@@ -23,7 +19,6 @@ impl Excluded {
     pub fn new(cache: &PrefixCache) -> Self {
         Excluded {
             features: Vec::new(),
-            levels: Vec::new(),
             positions: vec![Vec::new(); cache.subsets().len()],
         }
     }
@@ -33,17 +28,15 @@ impl Excluded {
         &self.features
     }
 
-    /// Exclude `feature` from now on (O(n + p·d/s)).
-    pub fn add(&mut self, cache: &PrefixCache, data: &BinnedData, feature: usize) {
+    /// Exclude `feature` from now on (O(p·d/s)).
+    pub fn add(&mut self, cache: &PrefixCache, feature: usize) {
         if self.features.contains(&feature) {
             return;
         }
-        let index = self.levels.len();
         self.features.push(feature);
-        self.levels.push(cache.level_column(data, feature));
         for (subset, positions) in cache.subsets().iter().zip(&mut self.positions) {
             if let Some(pos) = subset.iter().position(|&f| f as usize == feature) {
-                positions.push((pos, index));
+                positions.push((pos, feature));
             }
         }
     }
@@ -51,15 +44,23 @@ impl Excluded {
     /// Take the excluded features at positions `lo..hi` of subset `g` out of
     /// the pseudo-feature values `sums` of `rows`.
     #[inline]
-    pub fn subtract(&self, g: usize, lo: usize, hi: usize, rows: &[u32], sums: &mut [u16]) {
+    pub fn subtract(
+        &self,
+        cache: &PrefixCache,
+        g: usize,
+        lo: usize,
+        hi: usize,
+        rows: &[u32],
+        sums: &mut [u16],
+    ) {
         let Some(positions) = self.positions.get(g) else {
             return;
         };
-        for &(pos, index) in positions {
+        for &(pos, feature) in positions {
             if (lo..hi).contains(&pos) {
-                let levels = &self.levels[index];
+                let levels = cache.levels(feature);
                 for (z, &r) in sums.iter_mut().zip(rows) {
-                    *z = z.wrapping_sub(levels[r as usize]);
+                    *z = z.wrapping_sub(u16::from(levels[r as usize]));
                 }
             }
         }
@@ -81,30 +82,28 @@ mod tests {
         let data = bin_matrix(&x, n, d, 32, 1000, 0).unwrap();
         let cache = PrefixCache::build(&data, draw_subsets(d, 3, 0.2, 5).unwrap());
         let mut excluded = Excluded::new(&cache);
-        excluded.add(&cache, &data, 7);
-        excluded.add(&cache, &data, 7);
-        excluded.add(&cache, &data, 12);
+        excluded.add(&cache, 7);
+        excluded.add(&cache, 7);
+        excluded.add(&cache, 12);
         assert_eq!(excluded.features(), &[7, 12]);
         let rows: Vec<u32> = (0..n as u32).step_by(3).collect();
+        // The levels of the range's other features, added up.
         let without = |g: usize, lo: usize, hi: usize, skip: &[usize]| -> Vec<u16> {
-            let mut kept = Vec::new();
-            cache.range_sums(&data, g, lo, hi, &rows, &mut kept);
-            for &f in skip {
-                let column = cache.level_column(&data, f);
-                if cache.subsets()[g][lo..hi].contains(&(f as u32)) {
-                    for (z, &r) in kept.iter_mut().zip(&rows) {
-                        *z -= column[r as usize];
-                    }
-                }
-            }
-            kept
+            let kept: Vec<usize> = cache.subsets()[g][lo..hi]
+                .iter()
+                .map(|&f| f as usize)
+                .filter(|f| !skip.contains(f))
+                .collect();
+            rows.iter()
+                .map(|&r| kept.iter().map(|&f| u16::from(cache.levels(f)[r as usize])).sum())
+                .collect()
         };
         let mut tested = 0;
         for g in 0..cache.subsets().len() {
             for (lo, hi) in [(0, 10), (0, 4), (4, 10), (3, 4), (2, 6), (8, 10)] {
                 let mut sums = Vec::new();
-                cache.range_sums(&data, g, lo, hi, &rows, &mut sums);
-                excluded.subtract(g, lo, hi, &rows, &mut sums);
+                cache.range_sums(g, lo, hi, &rows, &mut sums);
+                excluded.subtract(&cache, g, lo, hi, &rows, &mut sums);
                 assert_eq!(sums, without(g, lo, hi, &[7, 12]));
                 let holds = |f: u32| cache.subsets()[g][lo..hi].contains(&f);
                 tested += usize::from(holds(7) || holds(12));

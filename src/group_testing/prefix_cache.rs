@@ -12,25 +12,28 @@
 //! the checkpoints `k = 0, K, 2K, ...` and `k = L` ([`CHECKPOINT`] = K). The
 //! pseudo-feature of a range whose ends are checkpoints is
 //! `P[hi] − P[lo]` in wrapping arithmetic (exact: the true sum is below
-//! 2¹⁶), two reads per row; the binary search only cuts at checkpoints
-//! until a range has at most K features, whose levels are then summed
-//! directly (at most K reads per row).
+//! 2¹⁶); the binary search only cuts at checkpoints until a range has at
+//! most K features, whose levels are then summed directly from the level
+//! columns (one byte per row and feature, kept beside the sums).
 //!
-//! Memory: `p · (⌈L/K⌉ + 1) · n` `u16`s, about `2·e·ln(s/δ)/K` bytes per
-//! (row, feature): 4.6 bytes for s = 3, δ = 0.1 (the binned data itself is
-//! 1 byte). Subsets of up to 257 features keep every bin as its own level;
-//! longer ones lose resolution (`m = 39` for 1667 features), which costs the
-//! group test little: the pseudo-feature sums hundreds of features and is
-//! binned to at most 64 bins anyway.
+//! Memory: `p · (⌈L/K⌉ + 1) · n` `u16`s and `n · d` level bytes, about
+//! `2·e·ln(s/δ)/K + 1` bytes per (row, feature): 3.3 for s = 3, δ = 0.1,
+//! 4.2 for s = 10 (the binned data itself is 1 byte). Subsets of up to 257
+//! features keep every bin as its own level; longer ones lose resolution
+//! (`m = 39` for 1667 features), which costs the group test little: the
+//! pseudo-feature sums hundreds of features and is binned to at most 64
+//! bins anyway.
 
 use crate::binning::BinnedData;
 use rayon::prelude::*;
 
 /// K: prefix sums are kept at every K-th position of a subset. Ranges of
-/// at most K features are summed directly; with 4, that costs the last two
-/// halvings of a search at most 4 reads per row instead of 2, and cuts the
-/// cache (and the time to build it) fourfold.
-pub const CHECKPOINT: usize = 4;
+/// at most K features are summed directly from the level columns. Fit times
+/// at 6000 × 5000 and 6000 × 10000 (s = 3) were about the same with K = 4,
+/// 8 and 16, while the cache's build time and size halve with each
+/// doubling; the direct sums of the last halvings read scattered rows,
+/// which costs more as K grows, so 8.
+pub const CHECKPOINT: usize = 8;
 
 /// The checkpointed prefix sums of every subset, checkpoint-major: each
 /// (subset, checkpoint) is one contiguous column of n sums.
@@ -43,15 +46,15 @@ pub struct PrefixCache {
     n_checkpoints: usize,
     /// The highest level of a quantized value, m.
     max_level: u32,
-    /// Per feature: the level of each bin.
-    levels: Vec<[u8; 256]>,
+    /// Every feature's level at every row, column-major like the bins.
+    levels: Vec<u8>,
     subsets: Vec<Vec<u32>>,
     sums: Vec<u16>,
 }
 
 impl PrefixCache {
     /// Build the cache of `subsets` (all of the same length) over `data`,
-    /// in parallel over subsets.
+    /// in parallel.
     pub fn build(data: &BinnedData, subsets: Vec<Vec<u32>>) -> Self {
         let n = data.n_rows;
         let len = subsets.first().map_or(0, Vec::len);
@@ -60,23 +63,20 @@ impl PrefixCache {
             "subsets must have one length"
         );
         let max_level = (u16::MAX as usize / len.max(1)).min(255) as u32;
-        let levels: Vec<[u8; 256]> = (0..data.n_features)
-            .map(|f| level_table(data, f, max_level))
-            .collect();
-        // Every feature's levels, looked up once: each feature is in about
-        // e·ln(s/δ) subsets, and adding u8 columns vectorizes where the
+        // Looked up once per feature rather than once per subset holding it
+        // (about e·ln(s/δ) of them); adding u8 columns vectorizes where
         // lookups do not.
-        let mut level_columns = vec![0u8; n * data.n_features];
-        level_columns
+        let mut levels = vec![0u8; n * data.n_features];
+        levels
             .par_chunks_mut(n.max(1))
-            .zip(&levels)
             .enumerate()
-            .for_each(|(f, (out, table))| {
+            .for_each(|(f, out)| {
+                let table = level_table(data, f, max_level);
                 for (level, &b) in out.iter_mut().zip(data.column(f)) {
                     *level = table[b as usize];
                 }
             });
-        let level_column = |f: u32| &level_columns[f as usize * n..(f as usize + 1) * n];
+        let level_column = |f: u32| &levels[f as usize * n..(f as usize + 1) * n];
         let n_checkpoints = len.div_ceil(CHECKPOINT) + 1;
         let mut sums = vec![0u16; subsets.len() * n_checkpoints * n];
         sums.par_chunks_mut((n_checkpoints * n).max(1))
@@ -121,6 +121,11 @@ impl PrefixCache {
         self.max_level
     }
 
+    /// The level of feature `f` at every row.
+    pub fn levels(&self, f: usize) -> &[u8] {
+        &self.levels[f * self.n_rows..(f + 1) * self.n_rows]
+    }
+
     /// Where the binary search may cut `lo..hi` (a range whose ends are
     /// checkpoints, of at least 2 features) into two non-empty halves: at a
     /// checkpoint near the middle while the range is longer than K, else at
@@ -151,22 +156,13 @@ impl PrefixCache {
     /// The sum of the levels of positions `lo..hi` of subset `g` at each of
     /// `rows`, added up feature by feature (for short ranges), appended to
     /// `out`.
-    pub fn direct_sums(
-        &self,
-        data: &BinnedData,
-        g: usize,
-        lo: usize,
-        hi: usize,
-        rows: &[u32],
-        out: &mut Vec<u16>,
-    ) {
+    pub fn direct_sums(&self, g: usize, lo: usize, hi: usize, rows: &[u32], out: &mut Vec<u16>) {
         let first = out.len();
         out.resize(first + rows.len(), 0);
         for &f in &self.subsets[g][lo..hi] {
-            let table = &self.levels[f as usize];
-            let column = data.column(f as usize);
+            let levels = self.levels(f as usize);
             for (sum, &r) in out[first..].iter_mut().zip(rows) {
-                *sum = sum.wrapping_add(u16::from(table[column[r as usize] as usize]));
+                *sum = sum.wrapping_add(u16::from(levels[r as usize]));
             }
         }
     }
@@ -174,15 +170,7 @@ impl PrefixCache {
     /// The pseudo-feature of positions `lo..hi` of subset `g` at each of
     /// `rows`, appended to `out`: from the cache when both ends are
     /// checkpoints, else summed directly.
-    pub fn range_sums(
-        &self,
-        data: &BinnedData,
-        g: usize,
-        lo: usize,
-        hi: usize,
-        rows: &[u32],
-        out: &mut Vec<u16>,
-    ) {
+    pub fn range_sums(&self, g: usize, lo: usize, hi: usize, rows: &[u32], out: &mut Vec<u16>) {
         match (self.checkpoint(lo), self.checkpoint(hi)) {
             (Some(a), Some(b)) => {
                 let (start, end) = (self.column(g, a), self.column(g, b));
@@ -191,7 +179,7 @@ impl PrefixCache {
                         .map(|&r| end[r as usize].wrapping_sub(start[r as usize])),
                 );
             }
-            _ => self.direct_sums(data, g, lo, hi, rows, out),
+            _ => self.direct_sums(g, lo, hi, rows, out),
         }
     }
 
@@ -212,18 +200,9 @@ impl PrefixCache {
         &self.sums[start..start + self.n_rows]
     }
 
-    /// The quantized level of feature `f` at every row, as summed here.
-    pub fn level_column(&self, data: &BinnedData, f: usize) -> Vec<u16> {
-        let table = &self.levels[f];
-        data.column(f)
-            .iter()
-            .map(|&b| u16::from(table[b as usize]))
-            .collect()
-    }
-
-    /// Bytes held by the sums and the level tables.
+    /// Bytes held by the sums and the levels.
     pub fn memory_bytes(&self) -> usize {
-        self.sums.len() * std::mem::size_of::<u16>() + self.levels.len() * 256
+        self.sums.len() * std::mem::size_of::<u16>() + self.levels.len()
     }
 }
 
@@ -281,7 +260,7 @@ mod tests {
         for (g, subset) in cache.subsets().iter().enumerate() {
             for &(lo, hi) in &ranges {
                 sums.clear();
-                cache.range_sums(&data, g, lo, hi, &rows, &mut sums);
+                cache.range_sums(g, lo, hi, &rows, &mut sums);
                 for (&i, &got) in rows.iter().zip(&sums) {
                     let direct: u32 = subset[lo..hi].iter().map(|&f| level(i as usize, f)).sum();
                     assert_eq!(got as u32, direct, "subset {g}, range {lo}..{hi}");
@@ -291,7 +270,7 @@ mod tests {
         let columns = len.div_ceil(CHECKPOINT) + 1;
         assert_eq!(
             cache.memory_bytes(),
-            cache.subsets().len() * columns * n * 2 + d * 256
+            cache.subsets().len() * columns * n * 2 + d * n
         );
     }
 

@@ -93,7 +93,7 @@ pub fn search_subset(
     buf.start.resize(rows.len(), 0);
     buf.whole.clear();
     cache.prefix_sums(g, hi, rows, &mut buf.whole);
-    node.excluded.subtract(g, lo, hi, rows, &mut buf.whole);
+    node.excluded.subtract(cache, g, lo, hi, rows, &mut buf.whole);
     while hi - lo > 1 {
         let mid = cache.cut(lo, hi);
         buf.left.clear();
@@ -107,9 +107,9 @@ pub fn search_subset(
                     .map(|(&end, &start)| end.wrapping_sub(start)),
             );
         } else {
-            cache.direct_sums(node.data, g, lo, mid, rows, &mut buf.left);
+            cache.direct_sums(g, lo, mid, rows, &mut buf.left);
         }
-        node.excluded.subtract(g, lo, mid, rows, &mut buf.left);
+        node.excluded.subtract(cache, g, lo, mid, rows, &mut buf.left);
         buf.right.clear();
         buf.right.extend(
             buf.whole
@@ -215,8 +215,8 @@ mod tests {
     fn reference_search(cache: &PrefixCache, g: usize, node: &GroupTestNode) -> usize {
         let half = |lo: usize, hi: usize| {
             let mut values = Vec::new();
-            cache.range_sums(node.data, g, lo, hi, node.rows, &mut values);
-            node.excluded.subtract(g, lo, hi, node.rows, &mut values);
+            cache.range_sums(g, lo, hi, node.rows, &mut values);
+            node.excluded.subtract(cache, g, lo, hi, node.rows, &mut values);
             pseudo_feature_gain(&values, node)
         };
         let (mut lo, mut hi) = (0, cache.subset_len());
@@ -242,7 +242,7 @@ mod tests {
             let cache = PrefixCache::build(&data, draw_subsets(d, s, 0.1, 2).unwrap());
             let mut excluded = Excluded::new(&cache);
             for f in [5, 77, 150, 299] {
-                excluded.add(&cache, &data, f);
+                excluded.add(&cache, f);
             }
             let rows: Vec<u32> = (0..n as u32).filter(|_| rng.next_f64() < 0.6).collect();
             let grad: Vec<f64> = rows

@@ -80,12 +80,12 @@ impl GroupTesting {
     }
 
     /// A split on `feature` was made: it joins Ω.
-    pub(super) fn mark_used(&mut self, data: &BinnedData, feature: usize) {
+    pub(super) fn mark_used(&mut self, feature: usize) {
         if !self.used[feature] {
             self.used[feature] = true;
             self.used_list.push(feature);
             if self.used_list.len() <= MAX_EXCLUDED {
-                self.excluded.add(&self.cache, data, feature);
+                self.excluded.add(&self.cache, feature);
             }
         }
     }
@@ -329,7 +329,7 @@ mod tests {
             let exhaustive = grow(&mut TreeGrower::new(&data, &exhaustive_params), &grad, d);
             let mut grower = TreeGrower::new(&data, &gt_params);
             for f in 0..d {
-                grower.group_testing.as_mut().unwrap().mark_used(&data, f);
+                grower.group_testing.as_mut().unwrap().mark_used(f);
             }
             let group_tested = grow(&mut grower, &grad, d);
             assert!(exhaustive.nodes.len() > 20);

@@ -191,7 +191,7 @@ impl<'a> TreeGrower<'a> {
             let (mut left, mut right) = self.apply_split(&mut nodes, &mut rows, &leaves[i], &split);
             split_features.push(split.feature);
             if let Some(gt) = &mut self.group_testing {
-                gt.mark_used(self.data, split.feature);
+                gt.mark_used(split.feature);
             }
             // A feature (or bag) just became free, or the door to new
             // features closed: the cached choices of the other leaves are

@@ -311,7 +311,7 @@ fn group_testing_candidates<'py>(
         let cache = group_testing::PrefixCache::build(&data, subsets);
         let mut excluded = group_testing::Excluded::new(&cache);
         for &f in &exclude {
-            excluded.add(&cache, &data, f);
+            excluded.add(&cache, f);
         }
         let found = group_testing::squared_error_root_candidates(
             &data,
