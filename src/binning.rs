@@ -5,7 +5,7 @@
 //! one bin of its own for NaN. The binned matrix is stored column-major so that a histogram of one
 //! feature reads one contiguous column.
 
-use crate::cut_points::cut_points;
+use crate::cut_points::{cut_points, cut_points_and_buckets, ValueBuckets};
 use crate::error::{Result, SbError};
 use crate::rng::Rng;
 use rayon::prelude::*;
@@ -175,8 +175,11 @@ impl RowMajor<'_> {
         let tables = |mappers: &[BinMapper]| mappers.iter().map(BinTable::new).collect::<Vec<_>>();
         let Some(sample) = sample else {
             let columns = self.columns(features, 0..n)?;
-            let mappers = fit(&columns, n);
-            bin_columns(&columns, &tables(&mappers), out, n, 0);
+            let mappers = columns
+                .chunks(n.max(1))
+                .zip(out.chunks_mut(n.max(1)))
+                .map(|(column, bins)| fit_and_bin(column, max_bins, bins))
+                .collect();
             return Ok(mappers);
         };
         let mappers = fit(
@@ -247,6 +250,28 @@ fn prefetch(p: *const f64) {
     }
 }
 
+/// The cut points of all the values of a feature, and their bins, written
+/// to `bins`. The buckets that found the cut points give each value's
+/// bucket in the lookup table for free.
+fn fit_and_bin(values: &[f64], max_bins: usize, bins: &mut [u8]) -> BinMapper {
+    let (thresholds, buckets) = cut_points_and_buckets(values, max_bins);
+    let mapper = BinMapper { thresholds };
+    let over_buckets = buckets.and_then(|b| Some((BinTable::over_buckets(&mapper, &b)?, b)));
+    match over_buckets {
+        Some((table, buckets)) => {
+            for ((bin, &v), &id) in bins.iter_mut().zip(values).zip(&buckets.ids) {
+                *bin = if v.is_nan() {
+                    table.missing
+                } else {
+                    table.bin_in(v, id as usize)
+                };
+            }
+        }
+        None => bin_columns(values, &[BinTable::new(&mapper)], bins, values.len(), 0),
+    }
+    mapper
+}
+
 /// Bin the column-major `columns` (one per table, `columns.len() / tables.len()`
 /// rows each) into rows `first_row..` of the (n-row) columns of `out`.
 fn bin_columns(columns: &[f64], tables: &[BinTable], out: &mut [u8], n: usize, first_row: usize) {
@@ -262,8 +287,11 @@ fn bin_columns(columns: &[f64], tables: &[BinTable], out: &mut [u8], n: usize, f
 /// [`BinMapper::bin`] for a whole column, fast: its binary search mispredicts
 /// about half its branches, which made it most of the binning time.
 ///
-/// The range of the thresholds is cut into [`LOOKUP_BUCKETS`] equal buckets,
-/// each knowing how many thresholds lie in earlier buckets. A value's bin is
+/// The range of the thresholds is cut into [`LOOKUP_BUCKETS`] equal buckets
+/// (or, to bin the values the cut points were found from, the range of the
+/// values into the buckets they were sorted into, so that each value's
+/// bucket is known already), each knowing how many thresholds lie in
+/// earlier buckets. A value's bin is
 /// that count plus how many of the next [`LOOKUP_WIDTH`] thresholds are below
 /// it: thresholds in later buckets are above the value (the bucket of a
 /// value never decreases as the value grows), so the sum is exact as long as
@@ -274,8 +302,8 @@ struct BinTable {
     padded: Vec<f64>,
     /// Thresholds in buckets before each bucket; empty for the binary search.
     before: Vec<u8>,
-    first: f64,
-    scale: f64,
+    /// The buckets (their ranges only; no ids).
+    buckets: ValueBuckets,
     missing: u8,
 }
 
@@ -285,39 +313,66 @@ const LOOKUP_WIDTH: usize = 4;
 impl BinTable {
     fn new(mapper: &BinMapper) -> Self {
         let thresholds = &mapper.thresholds;
-        let mut padded = vec![f64::INFINITY; 256 + LOOKUP_WIDTH];
-        padded[..thresholds.len()].copy_from_slice(thresholds);
         let (first, last) = match thresholds.as_slice() {
             [] => (0.0, 0.0),
             [first, .., last] => (*first, *last),
             [only] => (*only, *only),
         };
-        let mut table = BinTable {
+        let mut table = BinTable::with_buckets(
+            mapper,
+            ValueBuckets {
+                min: first,
+                scale: LOOKUP_BUCKETS as f64 / (last - first),
+                n_buckets: LOOKUP_BUCKETS,
+                ids: Vec::new(),
+            },
+        );
+        table.count_thresholds();
+        table
+    }
+
+    /// The table over the buckets a feature's values were already sorted
+    /// into (their ids then need not be computed again); `None` if a bucket
+    /// holds too many thresholds.
+    fn over_buckets(mapper: &BinMapper, buckets: &ValueBuckets) -> Option<Self> {
+        let mut table = BinTable::with_buckets(
+            mapper,
+            ValueBuckets {
+                ids: Vec::new(),
+                ..*buckets
+            },
+        );
+        table.count_thresholds();
+        (!table.before.is_empty()).then_some(table)
+    }
+
+    fn with_buckets(mapper: &BinMapper, buckets: ValueBuckets) -> Self {
+        let thresholds = &mapper.thresholds;
+        let mut padded = vec![f64::INFINITY; 256 + LOOKUP_WIDTH];
+        padded[..thresholds.len()].copy_from_slice(thresholds);
+        BinTable {
             padded,
             before: Vec::new(),
-            first,
-            scale: LOOKUP_BUCKETS as f64 / (last - first),
+            buckets,
             missing: mapper.missing_bin(),
-        };
-        let mut per_bucket = vec![0usize; LOOKUP_BUCKETS];
-        for &t in thresholds {
-            per_bucket[table.bucket(t)] += 1;
+        }
+    }
+
+    /// Fill `before` if no bucket holds more than [`LOOKUP_WIDTH`]
+    /// thresholds.
+    fn count_thresholds(&mut self) {
+        let n_thresholds = usize::from(self.missing) - 1;
+        let mut per_bucket = vec![0usize; self.buckets.n_buckets];
+        for &t in &self.padded[..n_thresholds] {
+            per_bucket[self.buckets.bucket_of(t)] += 1;
         }
         if per_bucket.iter().all(|&c| c <= LOOKUP_WIDTH) {
             let mut seen = 0;
             for count in per_bucket {
-                table.before.push(seen as u8);
+                self.before.push(seen as u8);
                 seen += count;
             }
         }
-        table
-    }
-
-    /// Never decreases as `value` grows (NaN and values below the first
-    /// threshold give 0, those above the range the last bucket).
-    #[inline]
-    fn bucket(&self, value: f64) -> usize {
-        (((value - self.first) * self.scale) as usize).min(LOOKUP_BUCKETS - 1)
     }
 
     /// The same bin as [`BinMapper::bin`] (values are finite or NaN).
@@ -329,7 +384,13 @@ impl BinTable {
         if self.before.is_empty() {
             return self.searched_bin(value);
         }
-        let start = self.before[self.bucket(value)] as usize;
+        self.bin_in(value, self.buckets.bucket_of(value))
+    }
+
+    /// The bin of `value` (not NaN), given its bucket.
+    #[inline]
+    fn bin_in(&self, value: f64, bucket: usize) -> u8 {
+        let start = self.before[bucket] as usize;
         let next = &self.padded[start..start + LOOKUP_WIDTH];
         let above: usize = next.iter().map(|&t| usize::from(t < value)).sum();
         (start + above) as u8
@@ -387,6 +448,15 @@ mod tests {
             probes.extend([f64::NAN, f64::MAX, f64::MIN, 0.0]);
             for v in probes {
                 assert_eq!(table.bin(v), mapper.bin(v), "{v}");
+            }
+            // Binned through the buckets that found the cut points.
+            let mut with_nan = values.clone();
+            with_nan.extend([f64::NAN, -0.0]);
+            let mut bins = vec![0; with_nan.len()];
+            let mapper = BinMapper::fit(&with_nan, 255);
+            assert_eq!(fit_and_bin(&with_nan, 255, &mut bins), mapper);
+            for (&v, &b) in with_nan.iter().zip(&bins) {
+                assert_eq!(b, mapper.bin(v), "{v}");
             }
         }
         assert!(crowded, "no bucket holds two thresholds: a weak test");

@@ -20,7 +20,42 @@ use crate::float_sort::sorted_distinct;
 /// The cut points of the non-NaN `values` (any order): strictly increasing,
 /// at most `max_bins - 1` of them.
 pub fn cut_points(values: &[f64], max_bins: usize) -> Vec<f64> {
-    bucketed_cut_points(values, max_bins).unwrap_or_else(|| sorted_cut_points(values, max_bins))
+    cut_points_and_buckets(values, max_bins).0
+}
+
+/// [`cut_points`], and the value buckets they were found with, if any: the
+/// bucket of each value serves again to bin the same values
+/// (`binning::BinTable::over_buckets`).
+pub fn cut_points_and_buckets(values: &[f64], max_bins: usize) -> (Vec<f64>, Option<ValueBuckets>) {
+    match bucketed_cut_points(values, max_bins) {
+        Some((cuts, buckets)) => (cuts, Some(buckets)),
+        None => (sorted_cut_points(values, max_bins), None),
+    }
+}
+
+/// Equal-width buckets over the range of a feature's values, and the
+/// bucket of each value. The bucket of a value never decreases as the value
+/// grows, so each bucket holds a range of values.
+#[derive(Debug, Clone)]
+pub struct ValueBuckets {
+    /// The smallest value.
+    pub min: f64,
+    /// Buckets per unit of value.
+    pub scale: f64,
+    /// Number of buckets.
+    pub n_buckets: usize,
+    /// The bucket of each value, in the order of the values; `n_buckets`
+    /// for NaN.
+    pub ids: Vec<u32>,
+}
+
+impl ValueBuckets {
+    /// The bucket of a value that is not NaN (values out of the range go to
+    /// the first or last bucket).
+    #[inline]
+    pub fn bucket_of(&self, value: f64) -> usize {
+        (((value - self.min) * self.scale) as usize).min(self.n_buckets - 1)
+    }
 }
 
 /// The greedy walk over every distinct value, after a full sort.
@@ -39,10 +74,10 @@ pub fn sorted_cut_points(values: &[f64], max_bins: usize) -> Vec<f64> {
 }
 
 /// The same cuts as [`sorted_cut_points`], sorting only the buckets that
-/// hold a cut; `None` when the values fill at most `max_bins` buckets (then
-/// there may be few distinct values, which the greedy walk does not handle)
-/// or their range cannot be cut into buckets.
-fn bucketed_cut_points(values: &[f64], max_bins: usize) -> Option<Vec<f64>> {
+/// hold a cut, and the buckets; `None` when the values fill at most
+/// `max_bins` buckets (then there may be few distinct values, which the
+/// greedy walk does not handle) or their range cannot be cut into buckets.
+fn bucketed_cut_points(values: &[f64], max_bins: usize) -> Option<(Vec<f64>, ValueBuckets)> {
     let (min, max, n) = range_and_count(values);
     let n_buckets = n / VALUES_PER_BUCKET;
     let width = max - min;
@@ -50,20 +85,22 @@ fn bucketed_cut_points(values: &[f64], max_bins: usize) -> Option<Vec<f64>> {
     if n_buckets <= max_bins || !(width.is_finite() && scale.is_finite() && width > 0.0) {
         return None;
     }
-    // NaN goes to an extra bucket at the end, which the walk ignores.
-    let bucket_of = |v: f64| {
-        let b = (((v - min) * scale) as usize).min(n_buckets - 1);
-        if v.is_nan() {
-            n_buckets
-        } else {
-            b
-        }
+    let mut buckets = ValueBuckets {
+        min,
+        scale,
+        n_buckets,
+        ids: Vec::new(),
     };
+    // NaN goes to an extra bucket at the end, which the walk ignores.
     let mut starts = vec![0u32; n_buckets + 2];
-    let buckets: Vec<u32> = values
+    buckets.ids = values
         .iter()
         .map(|&v| {
-            let b = bucket_of(v);
+            let b = if v.is_nan() {
+                n_buckets
+            } else {
+                buckets.bucket_of(v)
+            };
             starts[b + 1] += 1;
             b as u32
         })
@@ -77,7 +114,7 @@ fn bucketed_cut_points(values: &[f64], max_bins: usize) -> Option<Vec<f64>> {
     // The values grouped by bucket (`-0.0` as `0.0`).
     let mut next = starts.clone();
     let mut grouped = vec![0.0; values.len()];
-    for (&v, &b) in values.iter().zip(&buckets) {
+    for (&v, &b) in values.iter().zip(&buckets.ids) {
         let slot = &mut next[b as usize];
         grouped[*slot as usize] = v + 0.0;
         *slot += 1;
@@ -101,13 +138,13 @@ fn bucketed_cut_points(values: &[f64], max_bins: usize) -> Option<Vec<f64>> {
                 j += same;
                 let following = members.get(j).copied().unwrap_or(next_value);
                 if walk.step(v, same, following) {
-                    return Some(walk.cuts);
+                    return Some((walk.cuts, buckets));
                 }
             }
         }
         b = after;
     }
-    Some(walk.cuts)
+    Some((walk.cuts, buckets))
 }
 
 /// Values per bucket, on average, in [`bucketed_cut_points`]: enough that
@@ -245,7 +282,7 @@ mod tests {
         for (values, bucketed) in features {
             for max_bins in [255, 64, 2] {
                 let want = sorted_cut_points(&values, max_bins);
-                let got = bucketed_cut_points(&values, max_bins);
+                let got = bucketed_cut_points(&values, max_bins).map(|(cuts, _)| cuts);
                 if max_bins == 255 {
                     assert_eq!(got.is_some(), bucketed);
                 }
