@@ -120,13 +120,15 @@ pub fn bin_matrix(
     };
     let mut bins = vec![0u8; n_rows * n_features];
     let block_len = FEATURE_BLOCK * n_rows.max(1);
+    // Each worker reuses one buffer of gathered columns: fresh pages cost a
+    // fault each, as much as gathering them.
     let mappers: Vec<Result<Vec<BinMapper>>> = bins
         .par_chunks_mut(block_len)
         .enumerate()
-        .map(|(block, out)| {
+        .map_init(Vec::new, |columns, (block, out)| {
             let f0 = block * FEATURE_BLOCK;
             let features = f0..(f0 + FEATURE_BLOCK).min(n_features);
-            matrix.bin_block(features, sample.as_deref(), max_bins, out)
+            matrix.bin_block(features, sample.as_deref(), max_bins, out, columns)
         })
         .collect();
     let mut all = Vec::with_capacity(n_features);
@@ -158,12 +160,14 @@ impl RowMajor<'_> {
     /// Fit the cut points of `features` and write their bins, column-major,
     /// to `out`. Every value is read once from `x` when all rows are the
     /// sample (the usual case): the block's columns serve both steps.
+    /// `columns` is space for the gathered values.
     fn bin_block(
         &self,
         features: Range<usize>,
         sample: Option<&[usize]>,
         max_bins: usize,
         out: &mut [u8],
+        columns: &mut Vec<f64>,
     ) -> Result<Vec<BinMapper>> {
         let n = self.n_rows;
         let fit = |columns: &[f64], rows: usize| -> Vec<BinMapper> {
@@ -174,7 +178,7 @@ impl RowMajor<'_> {
         };
         let tables = |mappers: &[BinMapper]| mappers.iter().map(BinTable::new).collect::<Vec<_>>();
         let Some(sample) = sample else {
-            let columns = self.columns(features, 0..n)?;
+            self.columns(features, 0..n, columns)?;
             let mappers = columns
                 .chunks(n.max(1))
                 .zip(out.chunks_mut(n.max(1)))
@@ -182,28 +186,27 @@ impl RowMajor<'_> {
                 .collect();
             return Ok(mappers);
         };
-        let mappers = fit(
-            &self.columns(features.clone(), sample.iter().copied())?,
-            sample.len(),
-        );
+        self.columns(features.clone(), sample.iter().copied(), columns)?;
+        let mappers = fit(columns, sample.len());
         let tables = tables(&mappers);
         for start in (0..n).step_by(ROW_CHUNK) {
             let rows = start..(start + ROW_CHUNK).min(n);
-            let columns = self.columns(features.clone(), rows.clone())?;
-            bin_columns(&columns, &tables, out, n, start);
+            self.columns(features.clone(), rows.clone(), columns)?;
+            bin_columns(columns, &tables, out, n, start);
         }
         Ok(mappers)
     }
 
-    /// The values of `features` at `rows`, column-major (one column per
-    /// feature, in the order of `rows`). Rejects ±inf.
+    /// The values of `features` at `rows` into `columns`, column-major (one
+    /// column per feature, in the order of `rows`). Rejects ±inf.
     fn columns(
         &self,
         features: Range<usize>,
         rows: impl ExactSizeIterator<Item = usize> + Clone,
-    ) -> Result<Vec<f64>> {
+        columns: &mut Vec<f64>,
+    ) -> Result<()> {
         let m = rows.len();
-        let mut columns = vec![0.0; features.len() * m];
+        columns.resize(features.len() * m, 0.0); // every value is overwritten below
         let mut any_infinite = false;
         let ahead: Vec<usize> = rows.clone().skip(PREFETCH_ROWS).collect();
         for (i, r) in rows.clone().enumerate() {
@@ -230,7 +233,7 @@ impl RowMajor<'_> {
                 features.start + k
             )));
         }
-        Ok(columns)
+        Ok(())
     }
 }
 
