@@ -365,16 +365,24 @@ impl BinTable {
     /// thresholds.
     fn count_thresholds(&mut self) {
         let n_thresholds = usize::from(self.missing) - 1;
-        let mut per_bucket = vec![0usize; self.buckets.n_buckets];
-        for &t in &self.padded[..n_thresholds] {
-            per_bucket[self.buckets.bucket_of(t)] += 1;
+        // The thresholds ascend, so their buckets do too.
+        let bucket_of_threshold: Vec<usize> = self.padded[..n_thresholds]
+            .iter()
+            .map(|&t| self.buckets.bucket_of(t))
+            .collect();
+        let crowded = bucket_of_threshold
+            .windows(LOOKUP_WIDTH + 1)
+            .any(|w| w[0] == w[LOOKUP_WIDTH]);
+        if crowded {
+            return;
         }
-        if per_bucket.iter().all(|&c| c <= LOOKUP_WIDTH) {
-            let mut seen = 0;
-            for count in per_bucket {
-                self.before.push(seen as u8);
-                seen += count;
+        self.before = vec![0; self.buckets.n_buckets];
+        let mut k = 0;
+        for (b, before) in self.before.iter_mut().enumerate() {
+            while k < n_thresholds && bucket_of_threshold[k] < b {
+                k += 1;
             }
+            *before = k as u8;
         }
     }
 
