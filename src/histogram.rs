@@ -23,41 +23,41 @@ pub struct HistBin {
 /// Where each feature's bins sit in the flat buffer.
 #[derive(Debug, Clone)]
 pub struct HistLayout {
-    /// `offsets[f]..offsets[f+1]` are feature f's bins; length d + 1.
-    pub offsets: Vec<usize>,
+    /// The features with bins, ascending; `None` when all d have bins.
+    features: Option<Vec<usize>>,
+    /// `offsets[i]..offsets[i+1]` are the bins of the i-th feature with bins.
+    offsets: Vec<usize>,
 }
 
 impl HistLayout {
     /// The layout for binned data: every feature has `n_bins()` slots.
     pub fn new(data: &BinnedData) -> Self {
-        let mut offsets = Vec::with_capacity(data.n_features + 1);
-        offsets.push(0);
-        for m in &data.mappers {
-            offsets.push(offsets.last().unwrap() + m.n_bins());
+        HistLayout {
+            features: None,
+            offsets: offsets(data.mappers.iter().map(|m| m.n_bins())),
         }
-        HistLayout { offsets }
     }
 
-    /// A layout with bins for `features` (ascending) only; every other
-    /// feature has an empty range. GT-GBM's nodes scan a few features of d.
+    /// A layout with bins for `features` (ascending) only. GT-GBM's nodes
+    /// scan a few features of d, so its size follows them, not d.
     pub fn for_features(data: &BinnedData, features: &[usize]) -> Self {
-        let mut offsets = Vec::with_capacity(data.n_features + 1);
-        offsets.push(0);
-        let mut listed = features.iter().peekable();
-        for (f, m) in data.mappers.iter().enumerate() {
-            let width = if listed.next_if_eq(&&f).is_some() {
-                m.n_bins()
-            } else {
-                0
-            };
-            offsets.push(offsets.last().unwrap() + width);
+        HistLayout {
+            features: Some(features.to_vec()),
+            offsets: offsets(features.iter().map(|&f| data.mappers[f].n_bins())),
         }
-        HistLayout { offsets }
+    }
+
+    /// Position of feature `f` among the features with bins.
+    fn slot(&self, f: usize) -> Option<usize> {
+        match &self.features {
+            None => Some(f),
+            Some(listed) => listed.binary_search(&f).ok(),
+        }
     }
 
     /// Whether feature `f` has bins in this layout.
     pub fn contains(&self, f: usize) -> bool {
-        self.offsets[f + 1] > self.offsets[f]
+        self.slot(f).is_some()
     }
 
     /// Total number of bins over all features.
@@ -65,10 +65,22 @@ impl HistLayout {
         *self.offsets.last().unwrap()
     }
 
-    /// The bins of feature `f` within the flat buffer.
+    /// The bins of feature `f` within the flat buffer (it must have bins).
     pub fn range(&self, f: usize) -> std::ops::Range<usize> {
-        self.offsets[f]..self.offsets[f + 1]
+        let i = self
+            .slot(f)
+            .unwrap_or_else(|| panic!("feature {f} has no bins in this layout"));
+        self.offsets[i]..self.offsets[i + 1]
     }
+}
+
+/// Running totals of `widths`, starting at 0.
+fn offsets(widths: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut offsets = vec![0];
+    for w in widths {
+        offsets.push(offsets.last().unwrap() + w);
+    }
+    offsets
 }
 
 /// One node's histogram over all features (only the features being
