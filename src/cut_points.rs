@@ -54,7 +54,14 @@ impl ValueBuckets {
     /// the first or last bucket).
     #[inline]
     pub fn bucket_of(&self, value: f64) -> usize {
-        (((value - self.min) * self.scale) as usize).min(self.n_buckets - 1)
+        // Clamped as a float: one conversion, no integer fix-ups.
+        ((value - self.min) * self.scale).min(self.last_bucket()) as usize
+    }
+
+    /// The last bucket, as a float.
+    #[inline]
+    fn last_bucket(&self) -> f64 {
+        (self.n_buckets - 1) as f64
     }
 }
 
@@ -91,20 +98,20 @@ fn bucketed_cut_points(values: &[f64], max_bins: usize) -> Option<(Vec<f64>, Val
         n_buckets,
         ids: Vec::new(),
     };
-    // NaN goes to an extra bucket at the end, which the walk ignores.
-    let mut starts = vec![0u32; n_buckets + 2];
+    // NaN goes to an extra bucket at the end, which the walk ignores. The
+    // ids are computed as floats in a loop of their own, which vectorizes.
+    let (last, nan) = (buckets.last_bucket(), n_buckets as f64);
     buckets.ids = values
         .iter()
         .map(|&v| {
-            let b = if v.is_nan() {
-                n_buckets
-            } else {
-                buckets.bucket_of(v)
-            };
-            starts[b + 1] += 1;
-            b as u32
+            let b = ((v - min) * scale).min(last);
+            (if v.is_nan() { nan } else { b }) as u32
         })
         .collect();
+    let mut starts = vec![0u32; n_buckets + 2];
+    for &b in &buckets.ids {
+        starts[b as usize + 1] += 1;
+    }
     if starts[1..=n_buckets].iter().filter(|&&c| c > 0).count() <= max_bins {
         return None;
     }
