@@ -129,27 +129,78 @@ impl GroupTesting {
 }
 
 impl TreeGrower<'_> {
-    /// The root's candidates, histogram and best split.
+    /// The root's candidates, histogram and best split. `features` are the
+    /// tree's.
+    ///
+    /// When neither Ω nor the candidates give the root a split, the group
+    /// tests may have missed every feature worth one, and the fit would end
+    /// here (the next round would see the same gradients). So the root is
+    /// then scanned over all `features`, once, and the best of them joins
+    /// its candidates: group testing never stops a fit that exhaustive
+    /// search would go on with.
     pub(super) fn evaluate_root_group_tested(
         &mut self,
         root: &mut OpenLeaf,
         rows: &[u32],
         grad: &[f64],
         hess: &[f64],
+        features: &[usize],
         penalty: &dyn Penalty,
     ) {
         let gt = self.group_testing.as_ref().expect("group testing is on");
         let mut buf = std::mem::take(&mut self.node_buf);
         let grads = buf.gather(rows, grad, hess, self.constant_hess);
         root.found = gt.candidates(self.data, rows, grads, root.stats, self.constraints);
+        self.evaluate_root_features(root, rows, grads, penalty);
+        if root.best.is_none() {
+            if let Some(f) = self.best_root_feature(root.stats, rows, grads, features, penalty) {
+                root.found.push(f);
+                root.found.sort_unstable();
+                self.evaluate_root_features(root, rows, grads, penalty);
+            }
+        }
+        self.node_buf = buf;
+    }
+
+    /// The root's histogram and best split over Ω and its candidates.
+    fn evaluate_root_features(
+        &mut self,
+        root: &mut OpenLeaf,
+        rows: &[u32],
+        grads: NodeGradients,
+        penalty: &dyn Penalty,
+    ) {
+        let gt = self.group_testing.as_ref().expect("group testing is on");
         let features = gt.node_features(&[&root.found]);
         let layout = HistLayout::for_features(self.data, &features);
         let mut hist = Histogram::zeros(&layout);
         hist.build(&layout, self.data, &features, rows, grads);
         let candidates = split_candidates(&hist, &layout, &features, root.stats, &self.constraints);
-        self.node_buf = buf;
         root.layout = Some(Arc::new(layout));
         self.attach(root, hist, candidates, penalty);
+    }
+
+    /// The feature of the root's best split over all `features`, as
+    /// exhaustive search finds it (if it beats `min_gain`).
+    fn best_root_feature(
+        &self,
+        stats: NodeStats,
+        rows: &[u32],
+        grads: NodeGradients,
+        features: &[usize],
+        penalty: &dyn Penalty,
+    ) -> Option<usize> {
+        let mut hist = Histogram::zeros(&self.layout);
+        hist.build(&self.layout, self.data, features, rows, grads);
+        split_candidates(&hist, &self.layout, features, stats, &self.constraints)
+            .into_iter()
+            .map(|s| (s.feature, s.gain - penalty.deduction(s.feature)))
+            .filter(|&(_, score)| score > self.params.min_gain)
+            .fold(None, |best: Option<(usize, f64)>, (f, score)| match best {
+                Some((_, b)) if b >= score => best,
+                _ => Some((f, score)),
+            })
+            .map(|(f, _)| f)
     }
 
     /// Candidates, histograms and best splits of two new siblings, the
@@ -276,6 +327,53 @@ mod tests {
             .tree
     }
 
+    /// The root's candidates for the first tree's gradients (all rows).
+    fn root_candidates(grower: &mut TreeGrower, data: &BinnedData, grad: &[f64]) -> Vec<usize> {
+        let all: Vec<usize> = (0..data.n_features).collect();
+        let gt = grower.group_testing.as_mut().unwrap();
+        gt.begin_tree(&all);
+        let n = grad.len();
+        let rows: Vec<u32> = (0..n as u32).collect();
+        let stats = NodeStats {
+            g: grad.iter().sum(),
+            h: n as f64,
+            n: n as u32,
+        };
+        let grads = NodeGradients::ConstantHessian { grad, hess: 1.0 };
+        gt.candidates(data, &rows, grads, stats, grower.constraints)
+    }
+
+    #[test]
+    fn a_root_whose_tests_miss_every_useful_feature_is_scanned_exhaustively() {
+        // 60 rows cannot tell the subsets of 1000 features that hold the
+        // planted feature from the others: the tests miss it, and no noise
+        // candidate's split beats min_gain.
+        let (n, d, planted) = (60, 3000, 1234);
+        let mut rng = Rng::new(4);
+        let x: Vec<f64> = (0..n * d).map(|_| rng.next_f64()).collect();
+        let y: Vec<f64> = (0..n)
+            .map(|i| 5.0 * f64::from(u8::from(x[i * d + planted] > 0.5)) + 0.3 * rng.next_f64())
+            .collect();
+        let mean = y.iter().sum::<f64>() / n as f64;
+        let grad: Vec<f64> = y.iter().map(|t| mean - t).collect();
+        let data = bin_matrix(&x, n, d, 63, 100_000, 0).unwrap();
+        let with = |split_search| BoosterParams {
+            gt_n_features: 3,
+            min_gain: 200.0,
+            ..params(split_search, 2, 0)
+        };
+        let (gt_params, exhaustive_params) = (
+            with(SplitSearch::GroupTesting),
+            with(SplitSearch::Exhaustive),
+        );
+        let mut grower = TreeGrower::new(&data, &gt_params);
+        assert!(!root_candidates(&mut grower, &data, &grad).contains(&planted));
+        let group_tested = grow(&mut grower, &grad, d);
+        let exhaustive = grow(&mut TreeGrower::new(&data, &exhaustive_params), &grad, d);
+        assert_eq!(group_tested.nodes[0].feature as usize, planted);
+        assert_eq!(group_tested.nodes, exhaustive.nodes);
+    }
+
     #[test]
     fn the_split_is_exhaustive_searchs_whenever_a_candidate_holds_its_feature() {
         let (n, d) = (800, 80);
@@ -286,25 +384,7 @@ mod tests {
             let gt_params = params(SplitSearch::GroupTesting, 2, seed);
             let exhaustive = grow(&mut TreeGrower::new(&data, &exhaustive_params), &grad, d);
             let mut grower = TreeGrower::new(&data, &gt_params);
-            let all: Vec<usize> = (0..d).collect();
-            grower.group_testing.as_mut().unwrap().begin_tree(&all);
-            let rows: Vec<u32> = (0..n as u32).collect();
-            let stats = NodeStats {
-                g: grad.iter().sum(),
-                h: n as f64,
-                n: n as u32,
-            };
-            let grads = NodeGradients::ConstantHessian {
-                grad: &grad,
-                hess: 1.0,
-            };
-            let found = grower.group_testing.as_ref().unwrap().candidates(
-                &data,
-                &rows,
-                grads,
-                stats,
-                grower.constraints,
-            );
+            let found = root_candidates(&mut grower, &data, &grad);
             let group_tested = grow(&mut grower, &grad, d);
             let feature = exhaustive.nodes[0].feature as usize;
             if found.contains(&feature) {

@@ -162,7 +162,7 @@ impl<'a> TreeGrower<'a> {
         // Squared error without weights: every hessian is the same.
         self.constant_hess = hess.iter().all(|&h| h == hess[0]).then(|| hess[0]);
         if self.can_split(&root) && self.group_testing.is_some() {
-            self.evaluate_root_group_tested(&mut root, &rows, grad, hess, penalty);
+            self.evaluate_root_group_tested(&mut root, &rows, grad, hess, features, penalty);
         } else if self.can_split(&root) {
             let mut hist = self.take_hist();
             let mut buf = std::mem::take(&mut self.node_buf);
