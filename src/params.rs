@@ -130,6 +130,10 @@ pub struct BoosterParams {
     pub gt_n_features: usize,
     /// δ in (0, 1), the failure probability of group testing's theorem.
     pub gt_delta: f64,
+    /// Group tests of a node with more rows use this many of them (evenly
+    /// spaced); `None` for all rows. The chosen candidates are still
+    /// scanned on all rows.
+    pub gt_max_rows: Option<usize>,
 }
 
 impl Default for BoosterParams {
@@ -159,6 +163,7 @@ impl Default for BoosterParams {
             split_search: SplitSearch::Exhaustive,
             gt_n_features: 10,
             gt_delta: 0.1,
+            gt_max_rows: None,
         }
     }
 }
@@ -243,6 +248,9 @@ impl BoosterParams {
         })?;
         check(self.gt_delta > 0.0 && self.gt_delta < 1.0, || {
             format!("gt_delta must be in (0, 1), got {}", self.gt_delta)
+        })?;
+        check(self.gt_max_rows.is_none_or(|k| k >= 2), || {
+            "gt_max_rows must be >= 2 or None".to_string()
         })?;
         Ok(())
     }

@@ -84,11 +84,30 @@ def test_a_planted_feature_is_the_first_selected(seed):
     assert model.selected_features_[0] == 77
 
 
-def test_same_model_with_one_or_two_threads(wide_synthetic):
+@pytest.mark.parametrize("gt_max_rows", [None, 1000])
+def test_same_model_with_one_or_two_threads(wide_synthetic, gt_max_rows):
     X, y, _, _ = wide_synthetic
-    one = gt_regressor(n_estimators=20, subsample=0.8, colsample_bytree=0.7, n_jobs=1).fit(X, y)
-    two = gt_regressor(n_estimators=20, subsample=0.8, colsample_bytree=0.7, n_jobs=2).fit(X, y)
+    params = {"n_estimators": 20, "subsample": 0.8, "colsample_bytree": 0.7, "gt_max_rows": gt_max_rows}
+    one = gt_regressor(**params, n_jobs=1).fit(X, y)
+    two = gt_regressor(**params, n_jobs=2).fit(X, y)
     assert one._model.to_json() == two._model.to_json()
+
+
+def test_group_tests_on_a_row_sample(wide_synthetic):
+    """Large nodes tested on 1000 of their rows still find x0, x1, x2; a cap
+    above the number of rows changes nothing."""
+    X, y, X_test, y_test = wide_synthetic
+    full = gt_regressor().fit(X, y)
+    sampled = gt_regressor(gt_max_rows=1000).fit(X, y)
+    assert set(sampled.selected_features_[:3]) == set(RELEVANT_FEATURES)
+    assert len(sampled.selected_features_) <= 6
+    assert rmse(sampled, X_test, y_test) <= 1.02 * rmse(full, X_test, y_test)
+    # Without a penalty the candidates of every node matter: the samples
+    # changed the tests (other candidates, other trees); a cap at n did not.
+    free = {"penalty": "none", "n_estimators": 10}
+    unpenalized = gt_regressor(**free).fit(X, y)._model.to_json()
+    assert gt_regressor(**free, gt_max_rows=1000).fit(X, y)._model.to_json() != unpenalized
+    assert gt_regressor(**free, gt_max_rows=len(X)).fit(X, y)._model.to_json() == unpenalized
 
 
 def test_group_tested_classifier(synthetic_classification):
@@ -117,6 +136,8 @@ def test_group_tested_model_round_trips(tmp_path, wide_synthetic):
         ({"gt_delta": 1.0}, "gt_delta"),
         ({"gt_n_features": 0}, "gt_n_features"),
         ({"gt_n_features": -2}, "gt_n_features"),
+        ({"gt_max_rows": 1}, "gt_max_rows"),
+        ({"gt_max_rows": -5}, "gt_max_rows"),
     ],
 )
 def test_bad_group_testing_estimator_parameters(params, message):

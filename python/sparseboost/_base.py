@@ -36,6 +36,7 @@ _ENGINE_PARAMS = (
     "split_search",
     "gt_n_features",
     "gt_delta",
+    "gt_max_rows",
 )
 
 
@@ -147,6 +148,7 @@ class BaseSparseBoost(SelectorMixin, BaseEstimator):
         split_search="exhaustive",
         gt_n_features=10,
         gt_delta=0.1,
+        gt_max_rows=None,
         n_jobs=None,
         random_state=None,
     ):
@@ -170,6 +172,7 @@ class BaseSparseBoost(SelectorMixin, BaseEstimator):
         self.split_search = split_search
         self.gt_n_features = gt_n_features
         self.gt_delta = gt_delta
+        self.gt_max_rows = gt_max_rows
         self.n_jobs = n_jobs
         self.random_state = random_state
 

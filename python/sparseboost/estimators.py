@@ -76,6 +76,11 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
     gt_delta : float in (0, 1), default=0.1
         delta, the failure probability of the group-testing theorem; with s
         it sets the number of subsets ``p = ceil(e * s * ln(s / delta))``.
+    gt_max_rows : int >= 2 or None, default=None
+        Group tests of a node with more rows than this use that many of
+        them, evenly spaced (the candidates they find are still scanned on
+        all rows). Faster on large nodes, at some loss of the tests' power;
+        None tests on all rows.
     n_jobs : int or None, default=None
         Threads: None or -1 for all cores, -2 for all but one, k > 0 for k.
         The fitted model does not depend on it.

@@ -46,6 +46,8 @@ pub(super) struct GroupTesting {
     allowed: Vec<bool>,
     /// Gathered gradients of the larger sibling.
     large_buf: NodeBuffers,
+    /// `gt_max_rows`.
+    max_rows: Option<usize>,
 }
 
 impl GroupTesting {
@@ -63,6 +65,7 @@ impl GroupTesting {
             used_list: Vec::new(),
             allowed: vec![false; d],
             large_buf: NodeBuffers::default(),
+            max_rows: params.gt_max_rows,
         }
     }
 
@@ -91,7 +94,8 @@ impl GroupTesting {
     }
 
     /// The survivors of the group tests of a node (its rows, their
-    /// gradients and sums) that the tree may use.
+    /// gradients and sums) that the tree may use. A node with more than
+    /// `gt_max_rows` rows is tested on that many of them.
     fn candidates(
         &self,
         data: &BinnedData,
@@ -100,13 +104,20 @@ impl GroupTesting {
         stats: NodeStats,
         constraints: SplitConstraints,
     ) -> Vec<usize> {
-        let node = GroupTestNode {
-            data,
-            rows,
-            grads,
-            stats,
-            constraints,
-            excluded: &self.excluded,
+        let sample = self
+            .max_rows
+            .filter(|&k| rows.len() > k)
+            .map(|k| RowSample::new(rows, grads, k));
+        let node = match &sample {
+            Some(sample) => sample.node(data, constraints, rows.len(), &self.excluded),
+            None => GroupTestNode {
+                data,
+                rows,
+                grads,
+                stats,
+                constraints,
+                excluded: &self.excluded,
+            },
         };
         let mut found = candidate_features(&self.cache, &node);
         found.retain(|&f| self.allowed[f]);
@@ -125,6 +136,85 @@ impl GroupTesting {
         features.sort_unstable();
         features.dedup();
         features
+    }
+}
+
+/// Evenly spaced rows of a large node, with their gradients, for its group
+/// tests.
+struct RowSample {
+    rows: Vec<u32>,
+    pairs: Vec<[f64; 2]>,
+    grad: Vec<f64>,
+    /// The hessian of every row, when all are equal.
+    constant_hess: Option<f64>,
+}
+
+impl RowSample {
+    /// `k` of the node's `rows` (every `rows.len() / k`-th, deterministic).
+    fn new(rows: &[u32], grads: NodeGradients, k: usize) -> Self {
+        let picks = (0..k).map(|i| i * rows.len() / k);
+        let mut sample = RowSample {
+            rows: picks.clone().map(|i| rows[i]).collect(),
+            pairs: Vec::new(),
+            grad: Vec::new(),
+            constant_hess: None,
+        };
+        match grads {
+            NodeGradients::Pairs(pairs) => sample.pairs = picks.map(|i| pairs[i]).collect(),
+            NodeGradients::ConstantHessian { grad, hess } => {
+                sample.grad = picks.map(|i| grad[i]).collect();
+                sample.constant_hess = Some(hess);
+            }
+        }
+        sample
+    }
+
+    /// The sample as a node to test, with the leaf limits of a node of
+    /// `n_node` rows scaled down to the sample's size.
+    fn node<'a>(
+        &'a self,
+        data: &'a BinnedData,
+        constraints: SplitConstraints,
+        n_node: usize,
+        excluded: &'a Excluded,
+    ) -> GroupTestNode<'a> {
+        let fraction = self.rows.len() as f64 / n_node as f64;
+        let n = self.rows.len() as u32;
+        let (grads, stats) = match self.constant_hess {
+            Some(hess) => (
+                NodeGradients::ConstantHessian {
+                    grad: &self.grad,
+                    hess,
+                },
+                NodeStats {
+                    g: self.grad.iter().sum(),
+                    h: f64::from(n) * hess,
+                    n,
+                },
+            ),
+            None => (
+                NodeGradients::Pairs(&self.pairs),
+                NodeStats {
+                    g: self.pairs.iter().map(|p| p[0]).sum(),
+                    h: self.pairs.iter().map(|p| p[1]).sum(),
+                    n,
+                },
+            ),
+        };
+        GroupTestNode {
+            data,
+            rows: &self.rows,
+            grads,
+            stats,
+            constraints: SplitConstraints {
+                min_samples_leaf: ((f64::from(constraints.min_samples_leaf) * fraction).ceil()
+                    as u32)
+                    .max(1),
+                min_child_weight: constraints.min_child_weight * fraction,
+                l2: constraints.l2 * fraction,
+            },
+            excluded,
+        }
     }
 }
 

@@ -82,6 +82,13 @@ pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
             }
             "gt_n_features" => p.gt_n_features = count(&key, &value)?,
             "gt_delta" => p.gt_delta = get(&key, &value)?,
+            "gt_max_rows" => {
+                p.gt_max_rows = if value.is_none() {
+                    None
+                } else {
+                    Some(count(&key, &value)?)
+                }
+            }
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown parameter '{other}'"
