@@ -68,7 +68,7 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         (each half tested through the summed "pseudo-feature" of its
         features), so a node costs about ``p * log2(d / s)`` cheap tests plus
         a few exact scans instead of d exact scans. Costs a prefix-sum cache
-        of about ``2 * e * ln(s / delta)`` bytes per (row, feature), see
+        of about ``e * ln(s / delta) / 4 + 1`` bytes per (row, feature), see
         ``gt_cache_bytes_``.
     gt_n_features : int, default=10
         s, the number of relevant features group testing expects (clipped to
