@@ -95,7 +95,11 @@ mod tests {
                 .filter(|f| !skip.contains(f))
                 .collect();
             rows.iter()
-                .map(|&r| kept.iter().map(|&f| u16::from(cache.levels(f)[r as usize])).sum())
+                .map(|&r| {
+                    kept.iter()
+                        .map(|&f| u16::from(cache.levels(f)[r as usize]))
+                        .sum()
+                })
                 .collect()
         };
         let mut tested = 0;

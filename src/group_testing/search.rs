@@ -93,7 +93,8 @@ pub fn search_subset(
     buf.start.resize(rows.len(), 0);
     buf.whole.clear();
     cache.prefix_sums(g, hi, rows, &mut buf.whole);
-    node.excluded.subtract(cache, g, lo, hi, rows, &mut buf.whole);
+    node.excluded
+        .subtract(cache, g, lo, hi, rows, &mut buf.whole);
     while hi - lo > 1 {
         let mid = cache.cut(lo, hi);
         buf.left.clear();
@@ -109,7 +110,8 @@ pub fn search_subset(
         } else {
             cache.direct_sums(g, lo, mid, rows, &mut buf.left);
         }
-        node.excluded.subtract(cache, g, lo, mid, rows, &mut buf.left);
+        node.excluded
+            .subtract(cache, g, lo, mid, rows, &mut buf.left);
         buf.right.clear();
         buf.right.extend(
             buf.whole
@@ -139,7 +141,9 @@ pub fn search_subset(
 pub fn candidate_features(cache: &PrefixCache, node: &GroupTestNode) -> Vec<usize> {
     let mut found: Vec<usize> = (0..cache.subsets().len())
         .into_par_iter()
-        .map_init(SearchBuffers::default, |buf, g| search_subset(cache, g, node, buf))
+        .map_init(SearchBuffers::default, |buf, g| {
+            search_subset(cache, g, node, buf)
+        })
         .collect();
     found.sort_unstable();
     found.dedup();
@@ -216,7 +220,8 @@ mod tests {
         let half = |lo: usize, hi: usize| {
             let mut values = Vec::new();
             cache.range_sums(g, lo, hi, node.rows, &mut values);
-            node.excluded.subtract(cache, g, lo, hi, node.rows, &mut values);
+            node.excluded
+                .subtract(cache, g, lo, hi, node.rows, &mut values);
             pseudo_feature_gain(&values, node)
         };
         let (mut lo, mut hi) = (0, cache.subset_len());
@@ -271,7 +276,11 @@ mod tests {
             let mut distinct = Vec::new();
             for g in 0..cache.subsets().len() {
                 let found = search_subset(&cache, g, &node, &mut buf);
-                assert_eq!(found, reference_search(&cache, g, &node), "s {s}, subset {g}");
+                assert_eq!(
+                    found,
+                    reference_search(&cache, g, &node),
+                    "s {s}, subset {g}"
+                );
                 distinct.push(found);
             }
             distinct.sort_unstable();
