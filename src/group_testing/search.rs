@@ -97,8 +97,9 @@ pub fn search_subset(
         .subtract(cache, g, lo, hi, rows, &mut buf.whole);
     while hi - lo > 1 {
         let mid = cache.cut(lo, hi);
+        let from_cache = start_at == lo && cache.is_checkpoint(mid);
         buf.left.clear();
-        if start_at == lo && cache.is_checkpoint(mid) {
+        if from_cache {
             buf.at_cut.clear();
             cache.prefix_sums(g, mid, rows, &mut buf.at_cut);
             buf.left.extend(
@@ -126,7 +127,7 @@ pub fn search_subset(
             std::mem::swap(&mut buf.whole, &mut buf.left);
         } else {
             std::mem::swap(&mut buf.whole, &mut buf.right);
-            if start_at == lo && cache.is_checkpoint(mid) {
+            if from_cache {
                 std::mem::swap(&mut buf.start, &mut buf.at_cut);
                 start_at = mid;
             }
