@@ -31,6 +31,15 @@ fn count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
     usize::try_from(v).map_err(|_| PyValueError::new_err(format!("{key} must be >= 0, got {v}")))
 }
 
+/// `None` or a count.
+fn optional_count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    if value.is_none() {
+        Ok(None)
+    } else {
+        count(key, value).map(Some)
+    }
+}
+
 /// Build and validate parameters from a dict of `name -> value`.
 pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
     let mut p = BoosterParams::default();
@@ -44,13 +53,7 @@ pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
             "n_estimators" => p.n_estimators = count(&key, &value)?,
             "learning_rate" => p.learning_rate = get(&key, &value)?,
             "max_leaves" => p.max_leaves = count(&key, &value)?,
-            "max_depth" => {
-                p.max_depth = if value.is_none() {
-                    None
-                } else {
-                    Some(count(&key, &value)?)
-                }
-            }
+            "max_depth" => p.max_depth = optional_count(&key, &value)?,
             "min_samples_leaf" => p.min_samples_leaf = count(&key, &value)?,
             "min_split_fraction" => p.min_split_fraction = get(&key, &value)?,
             "min_child_weight" => p.min_child_weight = get(&key, &value)?,
@@ -69,26 +72,14 @@ pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
             "mu" => p.mu = get(&key, &value)?,
             "feature_costs" => p.feature_costs = optional(&key, &value)?,
             "feature_bags" => p.feature_bags = optional(&key, &value)?,
-            "max_features" => {
-                p.max_features = if value.is_none() {
-                    None
-                } else {
-                    Some(count(&key, &value)?)
-                }
-            }
+            "max_features" => p.max_features = optional_count(&key, &value)?,
             "split_search" => {
                 p.split_search = SplitSearch::parse(&get::<String>(&key, &value)?)
                     .map_err(|e| PyValueError::new_err(e.to_string()))?
             }
             "gt_n_features" => p.gt_n_features = count(&key, &value)?,
             "gt_delta" => p.gt_delta = get(&key, &value)?,
-            "gt_max_rows" => {
-                p.gt_max_rows = if value.is_none() {
-                    None
-                } else {
-                    Some(count(&key, &value)?)
-                }
-            }
+            "gt_max_rows" => p.gt_max_rows = optional_count(&key, &value)?,
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown parameter '{other}'"
