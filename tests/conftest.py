@@ -17,3 +17,58 @@ def synthetic_classification():
     X, y = make_synthetic(3000, 20, task="classification", random_state=0)
     X_test, y_test = make_synthetic(2000, 20, task="classification", random_state=1)
     return X, y, X_test, y_test
+
+
+# -- hypothesis profiles for the property tests (tests/test_properties_*.py) --
+#
+# SPARSEBOOST_HYPOTHESIS_PROFILE=ci (default): a fixed seed and about 1.5-2
+# minutes for all property tests; =long: random seeds and >= 10,000 examples
+# (each property test runs strategies.LONG_FACTOR times as many); =explore:
+# ci, reporting every distinct failure of each test instead of the first.
+
+import os  # noqa: E402
+
+from hypothesis import HealthCheck, Phase, settings  # noqa: E402
+from hypothesis.database import DirectoryBasedExampleDatabase  # noqa: E402
+
+_SLOW_IS_FINE = [
+    HealthCheck.too_slow,
+    HealthCheck.data_too_large,
+    HealthCheck.filter_too_much,
+    HealthCheck.large_base_example,
+]
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, database=None, print_blob=True,
+    suppress_health_check=_SLOW_IS_FINE,
+    # one shrunk failure per test: shrinking every distinct failure of a
+    # library that still breaks the contract takes many minutes
+    report_multiple_bugs=False,
+    # no explain phase: it reruns a failing example hundreds of times
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+)
+# "explore": ci, but every distinct failure of a test is shrunk and reported
+settings.register_profile("explore", settings.get_profile("ci"), report_multiple_bugs=True)
+settings.register_profile(
+    "long", derandomize=False, deadline=None, print_blob=True,
+    suppress_health_check=_SLOW_IS_FINE,
+    database=DirectoryBasedExampleDatabase(
+        os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".pytest_cache", "hypothesis")
+    ),
+)
+settings.load_profile(os.environ.get("SPARSEBOOST_HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """How many examples the property tests ran, and how many of them the
+    library rejected (ValueError/TypeError) or accepted."""
+    import sys
+
+    strategies = sys.modules.get("strategies")
+    if strategies is None or not strategies.STATS["examples"]:
+        return
+    s = strategies.STATS
+    terminalreporter.write_sep("-", "sparseboost property tests")
+    terminalreporter.write_line(
+        f"hypothesis profile {strategies.PROFILE!r}: {s['examples']} examples ran, "
+        f"{s['rejected']} rejected with ValueError/TypeError, {s['accepted']} accepted"
+    )
