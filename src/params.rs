@@ -18,6 +18,14 @@ pub enum ObjectiveKind {
 }
 
 impl ObjectiveKind {
+    /// The name used by the Python layer and the model file.
+    pub fn name(self) -> &'static str {
+        match self {
+            ObjectiveKind::SquaredError => "squared_error",
+            ObjectiveKind::BinaryLogloss => "binary_logloss",
+        }
+    }
+
     /// Parse the name used by the Python layer and the model file.
     pub fn parse(name: &str) -> Result<Self> {
         match name {

@@ -15,7 +15,9 @@ fn uniform(n: usize, d: usize, seed: u64) -> Vec<f64> {
 }
 
 fn predict(model: &Model, x: &[f64], d: usize) -> Vec<f64> {
-    Predictor::new(model).predict_raw(x, d).unwrap()
+    Predictor::new(model)
+        .predict_raw(x, d, &common::never)
+        .unwrap()
 }
 
 #[test]
