@@ -77,7 +77,7 @@ impl TrainingData<'_> {
         }
         if let Some(i) = self.y.iter().position(|v| !v.is_finite()) {
             return bad(format!(
-                "y contains a non-finite value ({}) at row {i}",
+                "y contains a non-finite value ({:?}) at row {i}",
                 self.y[i]
             ));
         }
@@ -91,7 +91,7 @@ impl TrainingData<'_> {
             }
             if let Some(i) = w.iter().position(|v| !v.is_finite() || *v < 0.0) {
                 return bad(format!(
-                    "sample_weight must be finite and >= 0, got {} at row {i}",
+                    "sample_weight must be finite and >= 0, got {:?} at row {i}",
                     w[i]
                 ));
             }
@@ -230,7 +230,7 @@ impl<'a> ModelBuilder<'a> {
         let tree = self.model.trees.len();
         if grown.tree.nodes.iter().any(|n| !n.value.is_finite()) || !loss.is_finite() {
             return Err(SbError::InvalidParameter(format!(
-                "the boosting diverged at tree {tree}: its leaf values overflow (learning_rate={} \
+                "the boosting diverged at tree {tree}: its leaf values overflow (learning_rate={:?} \
                  is too large for these targets; use a value in (0, 1])",
                 self.params.learning_rate
             )));
@@ -264,7 +264,7 @@ impl<'a> ModelBuilder<'a> {
         }
         if !model.output_bound().is_finite() {
             return Err(SbError::InvalidParameter(format!(
-                "the fitted model's outputs could exceed the range of float64 (learning_rate={}); \
+                "the fitted model's outputs could exceed the range of float64 (learning_rate={:?}); \
                  lower learning_rate or rescale y",
                 self.params.learning_rate
             )));

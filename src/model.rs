@@ -72,7 +72,7 @@ pub struct Model {
     pub gain_exponent: i32,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct ModelFile {
     format: String,
     version: u32,
@@ -189,15 +189,9 @@ impl Model {
     /// Read a model written by [`Model::to_json`], checking it as untrusted
     /// input (see the module docs).
     pub fn from_json(text: &str) -> Result<Model> {
-        let file: ModelFile = parse(text)?;
-        if file.format != FORMAT || file.version != VERSION {
-            return Err(SbError::InvalidModel(format!(
-                "expected format '{FORMAT}' version {VERSION}, got '{}' version {}",
-                file.format, file.version
-            )));
-        }
-        file.model.check()?;
-        Ok(file.model)
+        let model: Model = parse_file(text, FORMAT, VERSION)?;
+        model.check()?;
+        Ok(model)
     }
 
     /// Everything [`Model::from_json`] promises (see the module docs).
@@ -278,8 +272,33 @@ pub(crate) fn finish_importances(
     sums
 }
 
+/// The `format` and `version` of a model file.
+#[derive(Deserialize)]
+struct Header {
+    format: String,
+    version: u32,
+}
+
+/// Parse a model file of `format` and `version` (its other fields are
+/// those of `T`), naming the field of any error. The header is read on its
+/// own: `T` flattened into it would lose the fields' paths.
+pub(crate) fn parse_file<T: serde::de::DeserializeOwned>(
+    text: &str,
+    format: &str,
+    version: u32,
+) -> Result<T> {
+    let header: Header = parse(text)?;
+    if header.format != format || header.version != version {
+        return Err(SbError::InvalidModel(format!(
+            "expected format '{format}' version {version}, got '{}' version {}",
+            header.format, header.version
+        )));
+    }
+    parse(text)
+}
+
 /// Parse a JSON document, naming the field of an error.
-pub(crate) fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
+fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut deserializer)
         .map_err(|e| SbError::InvalidModel(format!("field '{}': {}", e.path(), e.inner())))

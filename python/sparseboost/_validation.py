@@ -88,11 +88,25 @@ def _reject_non_numbers(values, arg: str, *, labels: bool = False) -> None:
         )
 
 
+@contextmanager
+def converting(arg: str):
+    """Say that ``arg`` must hold numbers when numpy cannot convert a value
+    (its own message, "could not convert string to float" or "float()
+    argument must be...", names neither the argument nor the rule)."""
+    try:
+        yield
+    except (TypeError, ValueError) as e:
+        if re.search(r"convert|argument must be|not supported between", str(e)):
+            kind = TypeError if isinstance(e, TypeError) else ValueError
+            raise kind(f"{arg} must hold numbers (or NaN for missing values): {e}") from e
+        raise
+
+
 def check_X(estimator, X, *, reset: bool) -> np.ndarray:
     """``X`` as a C-ordered float64 array (NaN allowed, ±inf not). With
     ``reset`` it sets ``n_features_in_`` (and ``feature_names_in_``), else
     it checks ``X`` against them."""
-    with naming("X"):
+    with naming("X"), converting("X"):
         X = _as_array(X, "X")
         _reject_non_numbers(X, "X")
         return validate_data(
@@ -119,14 +133,15 @@ def check_target(estimator, y, n_rows: int, *, labels: bool) -> np.ndarray:
         if y.shape[0] != n_rows:
             raise ValueError(f"y has {y.shape[0]} values but X has {n_rows} rows")
         if not labels:
-            return check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
-        check_classification_targets(y)
+            with converting("y"):
+                return check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
         kinds = sorted({_label_kind(v) for v in y}) if y.dtype == object else []
-        if len(kinds) > 1:
+        if len(kinds) > 1 or (kinds and kinds[0] not in ("str", "bool", "number")):
             raise ValueError(
-                f"y mixes labels of different types ({', '.join(kinds)}); class labels "
-                "must all be numbers, bools or strings"
+                f"y holds labels of type {', '.join(kinds)}; class labels must all be "
+                "numbers, all bools or all strings"
             )
+        check_classification_targets(y)
         return y
 
 
@@ -157,7 +172,7 @@ def check_sample_weight(sample_weight, X: np.ndarray):
     non-negative value per row of ``X`` (a scalar is every row's weight)."""
     if sample_weight is None:
         return None
-    with naming("sample_weight"):
+    with naming("sample_weight"), converting("sample_weight"):
         sample_weight = _as_array(sample_weight, "sample_weight")
         _reject_non_numbers(sample_weight, "sample_weight")
         if isinstance(sample_weight, (bool, np.bool_)):

@@ -33,7 +33,7 @@ pub fn draw_subsets(d: usize, s: usize, delta: f64, seed: u64) -> Result<Vec<Vec
     }
     if !(delta > 0.0 && delta < 1.0) {
         return Err(SbError::InvalidParameter(format!(
-            "gt_delta must be in (0, 1), got {delta}"
+            "gt_delta must be in (0, 1), got {delta:?}"
         )));
     }
     let size = d.div_ceil(s);
@@ -41,7 +41,7 @@ pub fn draw_subsets(d: usize, s: usize, delta: f64, seed: u64) -> Result<Vec<Vec
     if p.saturating_mul(size) > MAX_SUBSET_ENTRIES {
         return Err(SbError::InvalidParameter(format!(
             "group testing would draw {p} subsets of {size} features (gt_n_features={s}, \
-             gt_delta={delta}), more than {MAX_SUBSET_ENTRIES} entries; lower gt_n_features \
+             gt_delta={delta:?}), more than {MAX_SUBSET_ENTRIES} entries; lower gt_n_features \
              or raise gt_delta"
         )));
     }

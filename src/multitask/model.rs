@@ -25,7 +25,7 @@ pub struct MultiTaskModel {
     pub tasks: Vec<Model>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct MultiTaskFile {
     format: String,
     version: u32,
@@ -72,14 +72,7 @@ impl MultiTaskModel {
     /// task's model as [`Model::from_json`] does, that all tasks share one
     /// feature space, and that Ω_G is the union of the tasks' features.
     pub fn from_json(text: &str) -> Result<MultiTaskModel> {
-        let file: MultiTaskFile = crate::model::parse(text)?;
-        if file.format != FORMAT || file.version != VERSION {
-            return Err(SbError::InvalidModel(format!(
-                "expected format '{FORMAT}' version {VERSION}, got '{}' version {}",
-                file.format, file.version
-            )));
-        }
-        let model = file.model;
+        let model: MultiTaskModel = crate::model::parse_file(text, FORMAT, VERSION)?;
         if model.tasks.is_empty() {
             return Err(SbError::InvalidModel(
                 "a multitask model needs a task".into(),

@@ -16,7 +16,7 @@ impl Objective for SquaredError {
         match y.iter().position(|v| v.abs() > MAX_ABS_TARGET) {
             None => Ok(()),
             Some(i) => Err(SbError::InvalidInput(format!(
-                "y contains {} (row {i}); squared error takes |y| <= {MAX_ABS_TARGET:e} \
+                "y contains {:?} (row {i}); squared error takes |y| <= {MAX_ABS_TARGET:e} \
                  (rescale y)",
                 y[i]
             ))),

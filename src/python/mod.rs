@@ -373,12 +373,23 @@ fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
     })
 }
 
+/// Work for `seconds` without looking at the stop flag, then succeed: a
+/// Ctrl-C meanwhile must still raise KeyboardInterrupt (tests).
+#[pyfunction]
+fn _work_for_tests(py: Python<'_>, seconds: f64) -> PyResult<()> {
+    run_interruptible(py, |_| {
+        std::thread::sleep(Duration::from_secs_f64(seconds.clamp(0.0, 60.0)));
+        Ok(())
+    })
+}
+
 /// The native part of sparseboost.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(_work_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(group_testing_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(available_cores, m)?)?;
     m.add_function(wrap_pyfunction!(check_params, m)?)?;
