@@ -228,6 +228,33 @@ mod tests {
         }
     }
 
+    #[test]
+    fn one_subset_of_100000_features_still_finds_the_planted_one() {
+        // s = 1: a single subset of all d features. Its range sums need 32
+        // bits; with 16 every level was 0, every test a tie, and the search
+        // returned the subset's first feature whatever the data.
+        let (n, d, planted) = (40, 100_000, 76_543);
+        let mut x = vec![0.0; n * d];
+        let mut rng = Rng::new(3);
+        let y: Vec<f64> = (0..n)
+            .map(|i| {
+                let v = rng.next_f64();
+                x[i * d + planted] = v;
+                if v > 0.5 {
+                    3.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let data = bin_matrix(&x, n, d, 255, 200_000, 0, &never).unwrap();
+        let subsets = draw_subsets(d, 1, 0.1, 0).unwrap();
+        let cache = PrefixCache::build(&data, subsets, &never).unwrap();
+        assert!(cache.is_wide());
+        let found = squared_error_root_candidates(&data, &y, &cache, &Excluded::new(&cache), 5);
+        assert_eq!(found, vec![planted]);
+    }
+
     /// The search as the paper states it: both halves summed on their own.
     fn reference_search(cache: &PrefixCache, g: usize, node: &GroupTestNode) -> usize {
         let half = |lo: usize, hi: usize| {
