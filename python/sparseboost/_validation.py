@@ -96,7 +96,7 @@ def converting(arg: str):
     try:
         yield
     except (TypeError, ValueError) as e:
-        if re.search(r"convert|argument must be|not supported between", str(e)):
+        if re.search(r"could not convert|argument must be a|cannot convert", str(e)):
             kind = TypeError if isinstance(e, TypeError) else ValueError
             raise kind(f"{arg} must hold numbers (or NaN for missing values): {e}") from e
         raise

@@ -160,14 +160,14 @@ class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
         self.classes_, encoded = check_labels_sortable(y, "y")
         if len(self.classes_) < 2:
             raise ValueError(
-                "SparseBoostClassifier needs samples of at least 2 classes, "
-                f"but the data contains only one class: {self.classes_[0]!r}"
+                "y holds a single class: SparseBoostClassifier needs samples of at least 2 "
+                f"classes, but the data contains only one class: {self.classes_[0]!r}"
             )
         if len(self.classes_) > 2:
             raise ValueError(
-                "Only binary classification is supported. The type of the target is "
-                f"{type_of_target(y)} ({len(self.classes_)} classes; multiclass is not "
-                "implemented yet)."
+                f"Only binary classification is supported, but y has {len(self.classes_)} "
+                f"classes (type of target: {type_of_target(y)}); multiclass is not "
+                "implemented yet."
             )
         return encoded.astype(np.float64)
 
