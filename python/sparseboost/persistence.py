@@ -208,56 +208,57 @@ def load_model(path):
     cls = _CLASSES.get(name) if isinstance(name, str) else None
     if cls is None:
         fields.fail("estimator", f"must be one of {sorted(_CLASSES)}, got {name!r}")
+    multitask = issubclass(cls, _MULTITASK)
+    model_format = fields.get("model", "format", kind=str)
+    expected_format = "sparseboost-multitask-model" if multitask else "sparseboost-model"
+    if model_format != expected_format:
+        fields.fail("estimator", f"{name!r} does not match model.format {model_format!r}")
+    try:
+        if multitask:
+            engine_model = _core.MultiTaskModel.from_json(json.dumps(document["model"]))
+            objectives = {m.objective for m in engine_model.tasks}
+        else:
+            engine_model = _core.Model.from_json(json.dumps(document["model"]))
+            objectives = {engine_model.objective}
+    except ValueError as e:
+        fields.fail("model", f"is invalid: {e}")
+    if objectives != {_OBJECTIVES[cls]}:
+        fields.fail(
+            "estimator", f"{name!r} needs model.objective {_OBJECTIVES[cls]!r}, got {objectives}"
+        )
     params = fields.get("params", kind=dict)
     try:
         estimator = cls(**{key: _decode(value) for key, value in params.items()})
-    except TypeError as e:
+    except (TypeError, ValueError) as e:
         fields.fail("params", f"do not fit {name}: {e}")
     fitted = fields.get("fitted", kind=dict)
     d = fields.get("fitted", "n_features_in_", kind=int)
+    if engine_model.n_features != d:
+        fields.fail(
+            "fitted.n_features_in_", f"is {d} but the model has {engine_model.n_features} features"
+        )
     estimator.n_features_in_ = d
     names = fitted.get("feature_names_in_")
     if names is not None:
         if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
             fields.fail("fitted.feature_names_in_", "must be a list of strings or null")
         if len(names) != d:
-            fields.fail(
-                "fitted.feature_names_in_", f"has {len(names)} names for {d} features"
-            )
+            fields.fail("fitted.feature_names_in_", f"has {len(names)} names for {d} features")
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
-    is_classifier = _OBJECTIVES[cls] == "binary_logloss"
-    if is_classifier:
+    if _OBJECTIVES[cls] == "binary_logloss":
         estimator.classes_ = fields.labels("classes_", "classes_dtype")
         if len(estimator.classes_) != 2:
             fields.fail("fitted.classes_", f"must hold 2 labels, got {len(estimator.classes_)}")
     elif fitted.get("classes_") is not None:
         fields.fail("fitted.classes_", f"must be null for {name}")
-    model = fields.get("model", kind=dict)
-    text = json.dumps(model)
-    try:
-        if issubclass(cls, _MULTITASK):
-            estimator.tasks_ = fields.labels("tasks_", "tasks_dtype")
-            estimator._model = _core.MultiTaskModel.from_json(text)
-            if estimator._model.n_tasks != len(estimator.tasks_):
-                fields.fail(
-                    "fitted.tasks_",
-                    f"has {len(estimator.tasks_)} labels for {estimator._model.n_tasks} tasks",
-                )
-            objectives = {m.objective for m in estimator._model.tasks}
-        else:
-            estimator._model = _core.Model.from_json(text)
-            objectives = {estimator._model.objective}
-    except ValueError as e:
-        if str(e).startswith(f"model file {path}"):
-            raise
-        fields.fail("model", f"is invalid: {e}")
-    if objectives != {_OBJECTIVES[cls]}:
-        fields.fail("model.objective", f"must be {_OBJECTIVES[cls]!r} for {name}, got {objectives}")
-    if estimator._model.n_features != d:
-        fields.fail(
-            "fitted.n_features_in_",
-            f"is {d} but the model has {estimator._model.n_features} features",
-        )
+    if multitask:
+        estimator.tasks_ = fields.labels("tasks_", "tasks_dtype")
+        if engine_model.n_tasks != len(estimator.tasks_):
+            fields.fail(
+                "fitted.tasks_",
+                f"has {len(estimator.tasks_)} labels for {engine_model.n_tasks} tasks",
+            )
+    estimator._model = engine_model
     try:
         estimator._check_params()
     except (TypeError, ValueError) as e:
