@@ -374,14 +374,7 @@ fn scaling_targets_by_a_power_of_two_scales_the_outputs_and_changes_nothing_else
     }
     // Targets whose squared errors could overflow are refused.
     let huge: Vec<f64> = y.iter().map(|v| v * 1e160).collect();
-    let data = TrainingData {
-        x: &x,
-        n_rows: n,
-        n_features: d,
-        y: &huge,
-        weights: None,
-    };
-    let e = fit(&data, &agbm, &never).unwrap_err().to_string();
+    let e = try_fit(&x, d, &huge, None, &agbm).unwrap_err().to_string();
     assert!(e.contains("y contains"), "{e}");
 }
 
@@ -473,14 +466,7 @@ fn huge_weights_give_finite_probabilities_and_a_divergent_learning_rate_is_an_er
         learning_rate: 1e308,
         ..Default::default()
     };
-    let data = TrainingData {
-        x: &x,
-        n_rows: n,
-        n_features: d,
-        y: &y,
-        weights: None,
-    };
-    let e = fit(&data, &reckless, &never).unwrap_err().to_string();
+    let e = try_fit(&x, d, &y, None, &reckless).unwrap_err().to_string();
     assert!(e.contains("learning_rate"), "{e}");
 }
 
