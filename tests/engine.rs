@@ -264,13 +264,13 @@ fn a_split_between_values_and_nan_survives_the_model_file() {
 }
 
 /// Fit with optional weights.
-fn fit_weighted(
+fn try_fit(
     x: &[f64],
     d: usize,
     y: &[f64],
     w: Option<&[f64]>,
     params: &BoosterParams,
-) -> Model {
+) -> sparseboost::Result<Model> {
     let data = TrainingData {
         x,
         n_rows: y.len(),
@@ -278,7 +278,17 @@ fn fit_weighted(
         y,
         weights: w,
     };
-    fit(&data, params, &never).unwrap()
+    fit(&data, params, &never)
+}
+
+fn fit_weighted(
+    x: &[f64],
+    d: usize,
+    y: &[f64],
+    w: Option<&[f64]>,
+    params: &BoosterParams,
+) -> Model {
+    try_fit(x, d, y, w, params).unwrap()
 }
 
 /// A node without its value: leaf, feature, threshold bits, children, gain bits.
