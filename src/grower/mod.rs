@@ -44,8 +44,6 @@ pub struct GrownTree {
     pub rows: Vec<u32>,
     /// The segment of every leaf.
     pub leaves: Vec<LeafSegment>,
-    /// The feature of every split, in the order the splits were made.
-    pub split_features: Vec<usize>,
 }
 
 /// A leaf that may still be split.
@@ -188,7 +186,6 @@ impl<'a> TreeGrower<'a> {
             self.attach(&mut root, hist, candidates, penalty);
         }
         let mut leaves = vec![root];
-        let mut split_features = Vec::new();
         while leaves.len() < self.params.max_leaves {
             interrupt::check(self.should_stop)?;
             let Some(i) = best_leaf(&leaves) else { break };
@@ -204,7 +201,6 @@ impl<'a> TreeGrower<'a> {
                 .expect("a leaf with a split keeps its histogram");
             let parent_layout = leaves[i].layout.take();
             let (mut left, mut right) = self.apply_split(&mut nodes, &mut rows, &leaves[i], &split);
-            split_features.push(split.feature);
             if let Some(gt) = &mut self.group_testing {
                 gt.mark_used(split.feature);
             }
@@ -251,7 +247,6 @@ impl<'a> TreeGrower<'a> {
             tree: Tree { nodes },
             rows,
             leaves: leaves.iter().map(|l| l.segment).collect(),
-            split_features,
         })
     }
 
