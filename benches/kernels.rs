@@ -9,6 +9,7 @@ use sparseboost::group_testing::{
     candidate_features, draw_subsets, Excluded, GroupTestNode, PrefixCache,
 };
 use sparseboost::histogram::{HistLayout, Histogram, NodeGradients};
+use sparseboost::interrupt::never;
 use sparseboost::rng::Rng;
 use sparseboost::split::{split_candidates, NodeStats, SplitConstraints};
 use std::hint::black_box;
@@ -19,7 +20,7 @@ fn uniform(n: usize, d: usize, seed: u64) -> Vec<f64> {
 }
 
 fn binned(n: usize, d: usize) -> BinnedData {
-    bin_matrix(&uniform(n, d, 1), n, d, 255, 200_000, 0).unwrap()
+    bin_matrix(&uniform(n, d, 1), n, d, 255, 200_000, 0, &never).unwrap()
 }
 
 /// A node of every `stride`-th row, with its gathered (gradient, hessian) pairs.
@@ -42,7 +43,7 @@ fn binning(c: &mut Criterion) {
         group.bench_with_input(
             BenchmarkId::from_parameter(format!("{n}x{d}")),
             &x,
-            |b, x| b.iter(|| bin_matrix(black_box(x), n, d, 255, 200_000, 0).unwrap()),
+            |b, x| b.iter(|| bin_matrix(black_box(x), n, d, 255, 200_000, 0, &never).unwrap()),
         );
     }
     group.finish();
@@ -124,9 +125,9 @@ fn group_testing(c: &mut Criterion) {
         let subsets = draw_subsets(d, s, 0.1, 0).unwrap();
         let id = format!("{n}x{d}/s={s}");
         group.bench_function(BenchmarkId::new("cache_build", &id), |b| {
-            b.iter(|| PrefixCache::build(&data, subsets.clone()))
+            b.iter(|| PrefixCache::build(&data, subsets.clone(), &never).unwrap())
         });
-        let cache = PrefixCache::build(&data, subsets);
+        let cache = PrefixCache::build(&data, subsets, &never).unwrap();
         let excluded = Excluded::new(&cache);
         let (rows, pairs) = node(n, 1);
         let stats = NodeStats {

@@ -7,6 +7,8 @@
 
 use crate::cut_points::{cut_points, cut_points_and_buckets, ValueBuckets};
 use crate::error::{Result, SbError};
+use crate::interrupt::{self, ShouldStop};
+use crate::memory::try_filled;
 use crate::rng::Rng;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -96,7 +98,8 @@ const ROW_CHUNK: usize = 4096;
 /// Bin a row-major matrix `x` of shape (n_rows, n_features).
 ///
 /// Cut points come from at most `sample_rows` rows drawn with `seed`. NaN is
-/// allowed (it gets the missing bin); ±inf is rejected.
+/// allowed (it gets the missing bin); ±inf is rejected. `should_stop` is
+/// polled every few thousand rows of every block of features.
 pub fn bin_matrix(
     x: &[f64],
     n_rows: usize,
@@ -104,6 +107,7 @@ pub fn bin_matrix(
     max_bins: usize,
     sample_rows: usize,
     seed: u64,
+    should_stop: &ShouldStop,
 ) -> Result<BinnedData> {
     if x.len() != n_rows * n_features {
         return Err(SbError::InvalidInput(format!(
@@ -117,8 +121,9 @@ pub fn bin_matrix(
         x,
         n_rows,
         n_features,
+        should_stop,
     };
-    let mut bins = vec![0u8; n_rows * n_features];
+    let mut bins = try_filled::<u8>(n_rows * n_features, "the binned matrix")?;
     let block_len = FEATURE_BLOCK * n_rows.max(1);
     // Each worker reuses one buffer of gathered columns: fresh pages cost a
     // fault each, as much as gathering them.
@@ -154,6 +159,7 @@ struct RowMajor<'a> {
     x: &'a [f64],
     n_rows: usize,
     n_features: usize,
+    should_stop: &'a ShouldStop<'a>,
 }
 
 impl RowMajor<'_> {
@@ -179,17 +185,20 @@ impl RowMajor<'_> {
         let tables = |mappers: &[BinMapper]| mappers.iter().map(BinTable::new).collect::<Vec<_>>();
         let Some(sample) = sample else {
             self.columns(features, 0..n, columns)?;
-            let mappers = columns
+            return columns
                 .chunks(n.max(1))
                 .zip(out.chunks_mut(n.max(1)))
-                .map(|(column, bins)| fit_and_bin(column, max_bins, bins))
+                .map(|(column, bins)| {
+                    interrupt::check(self.should_stop)?;
+                    Ok(fit_and_bin(column, max_bins, bins))
+                })
                 .collect();
-            return Ok(mappers);
         };
         self.columns(features.clone(), sample.iter().copied(), columns)?;
         let mappers = fit(columns, sample.len());
         let tables = tables(&mappers);
         for start in (0..n).step_by(ROW_CHUNK) {
+            interrupt::check(self.should_stop)?;
             let rows = start..(start + ROW_CHUNK).min(n);
             self.columns(features.clone(), rows.clone(), columns)?;
             bin_columns(columns, &tables, out, n, start);
@@ -210,6 +219,9 @@ impl RowMajor<'_> {
         let mut any_infinite = false;
         let ahead: Vec<usize> = rows.clone().skip(PREFETCH_ROWS).collect();
         for (i, r) in rows.clone().enumerate() {
+            if i % ROW_CHUNK == 0 {
+                interrupt::check(self.should_stop)?;
+            }
             if let Some(&next) = ahead.get(i) {
                 let row = &self.x[next * self.n_features..][features.clone()];
                 for line in row.chunks(8) {
@@ -422,6 +434,7 @@ impl BinTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::interrupt::never;
     use crate::rng::Rng;
 
     #[test]
@@ -526,7 +539,7 @@ mod tests {
             })
             .collect();
         for sample_rows in [500, n] {
-            let binned = bin_matrix(&x, n, d, 63, sample_rows, 1).unwrap();
+            let binned = bin_matrix(&x, n, d, 63, sample_rows, 1, &never).unwrap();
             for f in 0..d {
                 let mapper = &binned.mappers[f];
                 for r in 0..n {
@@ -537,7 +550,7 @@ mod tests {
         let mut bad = x.clone();
         bad[9_876 * d + 66] = f64::NEG_INFINITY;
         for sample_rows in [500, n] {
-            let err = bin_matrix(&bad, n, d, 63, sample_rows, 1).unwrap_err();
+            let err = bin_matrix(&bad, n, d, 63, sample_rows, 1, &never).unwrap_err();
             assert!(err.to_string().contains("row 9876, feature 66"), "{err}");
         }
     }
@@ -546,10 +559,10 @@ mod tests {
     fn matrix_is_column_major_and_rejects_inf() {
         // 3 rows x 2 features, row-major
         let x = [1.0, 10.0, 2.0, f64::NAN, 3.0, 30.0];
-        let b = bin_matrix(&x, 3, 2, 255, 100, 0).unwrap();
+        let b = bin_matrix(&x, 3, 2, 255, 100, 0, &never).unwrap();
         assert_eq!(b.column(0), &[0, 1, 2]);
         assert_eq!(b.column(1), &[0, 2, 1]);
         let bad = [1.0, f64::INFINITY];
-        assert!(bin_matrix(&bad, 1, 2, 255, 100, 0).is_err());
+        assert!(bin_matrix(&bad, 1, 2, 255, 100, 0, &never).is_err());
     }
 }

@@ -4,11 +4,14 @@
 use crate::binning::{bin_matrix, BinnedData};
 use crate::error::{Result, SbError};
 use crate::grower::{GrownTree, TreeGrower};
+use crate::interrupt::{self, ShouldStop};
 use crate::model::Model;
 use crate::objective::{objective_for, Objective};
 use crate::params::{BoosterParams, PenaltyKind};
 use crate::penalty::{FeatureSet, NewFeaturePenalty, NoPenalty, Penalty, Scale};
 use crate::rng::Rng;
+use crate::threads;
+use crate::units::Units;
 use rayon::prelude::*;
 
 /// The training set: a row-major matrix `x` of shape (n_rows, n_features),
@@ -27,6 +30,14 @@ pub struct TrainingData<'a> {
     pub weights: Option<&'a [f64]>,
 }
 
+/// The most rows a fit takes: rows are counted in `u32`.
+pub const MAX_ROWS: usize = u32::MAX as usize;
+
+/// The most features a fit (or a model file) may have: per-feature arrays
+/// of a model (importances) stay below 128 MiB, and group-testing range
+/// sums of up to 2²⁴ levels of 255 fit 32 bits.
+pub const MAX_FEATURES: usize = 1 << 24;
+
 impl TrainingData<'_> {
     /// Reject shapes and values no fit can use.
     pub fn validate(&self) -> Result<()> {
@@ -34,8 +45,20 @@ impl TrainingData<'_> {
         if self.n_rows == 0 {
             return bad("X has no rows".into());
         }
+        if self.n_rows > MAX_ROWS {
+            return bad(format!(
+                "X has {} rows; at most {MAX_ROWS} (2^32 - 1) are supported",
+                self.n_rows
+            ));
+        }
         if self.n_features == 0 {
             return bad("X has no features".into());
+        }
+        if self.n_features > MAX_FEATURES {
+            return bad(format!(
+                "X has {} features; at most {MAX_FEATURES} (2^24) are supported",
+                self.n_features
+            ));
         }
         if self.x.len() != self.n_rows * self.n_features {
             return bad(format!(
@@ -54,7 +77,7 @@ impl TrainingData<'_> {
         }
         if let Some(i) = self.y.iter().position(|v| !v.is_finite()) {
             return bad(format!(
-                "y contains a non-finite value ({}) at row {i}",
+                "y contains a non-finite value ({:?}) at row {i}",
                 self.y[i]
             ));
         }
@@ -68,7 +91,7 @@ impl TrainingData<'_> {
             }
             if let Some(i) = w.iter().position(|v| !v.is_finite() || *v < 0.0) {
                 return bad(format!(
-                    "sample_weight must be finite and >= 0, got {} at row {i}",
+                    "sample_weight must be finite and >= 0, got {:?} at row {i}",
                     w[i]
                 ));
             }
@@ -80,34 +103,29 @@ impl TrainingData<'_> {
     }
 }
 
-/// Fit a model. `should_stop` is called before every tree; when it returns
-/// true the fit ends with [`SbError::Interrupted`].
+/// Fit a model. `should_stop` is polled between trees, between the splits
+/// of a tree and inside binning; when it returns true the fit ends with
+/// [`SbError::Interrupted`].
 ///
-/// Runs on a thread pool of `params.n_threads` threads (all cores for 0).
-pub fn fit(
-    data: &TrainingData,
-    params: &BoosterParams,
-    should_stop: &(dyn Fn() -> bool + Sync),
-) -> Result<Model> {
+/// Runs on the shared pool of `params.n_threads` threads (all available
+/// cores for 0, capped at them; see [`crate::threads`]).
+pub fn fit(data: &TrainingData, params: &BoosterParams, should_stop: &ShouldStop) -> Result<Model> {
     params.validate()?;
     data.validate()?;
     params.validate_for(data.n_features)?;
     let objective = objective_for(params.objective);
     objective.check_targets(data.y)?;
-    thread_pool(params.n_threads)?
-        .install(|| fit_in_pool(data, params, objective.as_ref(), should_stop))
-}
-
-/// A Rayon pool of `n_threads` threads (all cores for 0).
-pub(crate) fn thread_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n_threads)
-        .build()
-        .map_err(|e| SbError::InvalidParameter(format!("cannot start {n_threads} threads: {e}")))
+    threads::install(params.n_threads, || {
+        fit_in_pool(data, params, objective.as_ref(), should_stop)
+    })?
 }
 
 /// Bin the training matrix once, for every tree of the fit.
-pub(crate) fn bin_training_data(data: &TrainingData, params: &BoosterParams) -> Result<BinnedData> {
+pub(crate) fn bin_training_data(
+    data: &TrainingData,
+    params: &BoosterParams,
+    should_stop: &ShouldStop,
+) -> Result<BinnedData> {
     bin_matrix(
         data.x,
         data.n_rows,
@@ -115,6 +133,7 @@ pub(crate) fn bin_training_data(data: &TrainingData, params: &BoosterParams) -> 
         params.max_bins,
         params.bin_sample_rows,
         params.seed,
+        should_stop,
     )
 }
 
@@ -122,25 +141,26 @@ fn fit_in_pool(
     data: &TrainingData,
     params: &BoosterParams,
     objective: &dyn Objective,
-    should_stop: &(dyn Fn() -> bool + Sync),
+    should_stop: &ShouldStop,
 ) -> Result<Model> {
     let (n, d) = (data.n_rows, data.n_features);
-    let binned = bin_training_data(data, params)?;
-    let base_score = objective.init_score(data.y, data.weights);
-    let mut model = ModelBuilder::new(Model::new(params.objective, d, base_score));
+    let units = Units::for_data(params.objective, data.y, data.weights);
+    let (y, weights) = (units.targets(data.y), units.weights(data.weights));
+    let internal = units.internal_params(params);
+    let binned = bin_training_data(data, params, should_stop)?;
+    let base_score = objective.init_score(&y, weights.as_deref());
+    let mut model = ModelBuilder::new(Model::new(params.objective, d, base_score), params);
     let mut raw = vec![base_score; n];
     let mut grad = vec![0.0; n];
     let mut hess = vec![0.0; n];
-    let mut grower = TreeGrower::new(&binned, params);
-    let mut penalty = penalty_for(params, d);
+    let mut grower = TreeGrower::new(&binned, &internal, should_stop)?;
+    let mut penalty = penalty_for(params, d, &units);
     for round in 0..params.n_estimators {
-        if should_stop() {
-            return Err(SbError::Interrupted);
-        }
-        objective.gradients(data.y, &raw, data.weights, &mut grad, &mut hess);
+        interrupt::check(should_stop)?;
+        objective.gradients(&y, &raw, weights.as_deref(), &mut grad, &mut hess);
         let mut rng = Rng::derive(params.seed, round as u64);
         let (rows, features) = draw_sample(&mut rng, n, d, params);
-        let grown = grower.grow(&grad, &hess, rows, &features, penalty.as_mut());
+        let grown = grower.grow(&grad, &hess, rows, &features, penalty.as_mut())?;
         if grown.tree.nodes.len() == 1 {
             // No leaf can be split any more: later rounds would see the same
             // gradients (LightGBM stops here too).
@@ -153,14 +173,15 @@ fn fit_in_pool(
             Population::All,
             params.subsample < 1.0,
         );
-        let loss = objective.loss(data.y, &raw, data.weights);
-        model.push(grown, loss);
+        let loss = objective.loss(&y, &raw, weights.as_deref());
+        model.push(grown, loss)?;
     }
-    Ok(model.finish(grower.group_testing_info()))
+    model.finish(grower.group_testing_info(), &units)
 }
 
-/// The penalty `params` ask for, over `d` features.
-fn penalty_for(params: &BoosterParams, d: usize) -> Box<dyn Penalty> {
+/// The penalty `params` ask for, over `d` features; μ and the costs of a
+/// penalty in gain units are converted to the fit's `units`.
+fn penalty_for(params: &BoosterParams, d: usize, units: &Units) -> Box<dyn Penalty> {
     let scale = match params.penalty {
         // Costs or max_features without μ: a gain-unit penalty with μ = 0.
         PenaltyKind::None if params.max_features.is_some() || params.feature_costs.is_some() => {
@@ -180,72 +201,75 @@ fn penalty_for(params: &BoosterParams, d: usize) -> Box<dyn Penalty> {
         None => FeatureSet::singletons(d, params.max_features),
     };
     let costs = params.feature_costs.clone().unwrap_or_else(|| vec![0.0; d]);
+    let (mu, costs) = match scale {
+        Scale::Gain => (
+            units.gain(mu),
+            costs.iter().map(|&c| units.gain(c)).collect(),
+        ),
+        Scale::RootScale => (mu, costs),
+    };
     Box::new(NewFeaturePenalty::new(scale, mu, costs, omega))
 }
 
-/// A model being fitted, with the order in which features entered it.
-pub(crate) struct ModelBuilder {
+/// A model being fitted, in the fit's units until [`ModelBuilder::finish`].
+pub(crate) struct ModelBuilder<'a> {
     model: Model,
-    selection: SelectionRecord,
+    params: &'a BoosterParams,
 }
 
-impl ModelBuilder {
-    /// Start from a model without trees.
-    pub(crate) fn new(model: Model) -> Self {
-        let selection = SelectionRecord::new(model.n_features);
-        ModelBuilder { model, selection }
+impl<'a> ModelBuilder<'a> {
+    /// Start from a model without trees, fitted with `params`.
+    pub(crate) fn new(model: Model, params: &'a BoosterParams) -> Self {
+        ModelBuilder { model, params }
     }
 
     /// Append a grown tree; `loss` is the mean training loss after it.
-    pub(crate) fn push(&mut self, grown: GrownTree, loss: f64) {
-        self.selection
-            .record(self.model.trees.len(), &grown.split_features);
+    /// Fails when a leaf value is not finite: the boosting diverged (a
+    /// learning rate far above 1 makes each step overshoot further).
+    pub(crate) fn push(&mut self, grown: GrownTree, loss: f64) -> Result<()> {
+        let tree = self.model.trees.len();
+        if grown.tree.nodes.iter().any(|n| !n.value.is_finite()) || !loss.is_finite() {
+            return Err(SbError::InvalidParameter(format!(
+                "the boosting diverged at tree {tree}: its leaf values overflow (learning_rate={:?} \
+                 is too large for these targets; use a value in (0, 1])",
+                self.params.learning_rate
+            )));
+        }
         self.model.trees.push(grown.tree);
         self.model.train_loss.push(loss);
-        self.model
-            .n_selected_after_tree
-            .push(self.selection.features.len());
+        Ok(())
     }
 
-    /// The fitted model with its selection report and, with group testing,
-    /// the grower's `(number of subsets, prefix-cache bytes)`.
-    pub(crate) fn finish(self, group_testing: Option<(usize, usize)>) -> Model {
+    /// The fitted model in the user's units, with its selection report and,
+    /// with group testing, the grower's `(number of subsets, prefix-cache
+    /// bytes)`. Fails if its outputs could exceed the range of `f64`.
+    pub(crate) fn finish(
+        self,
+        group_testing: Option<(usize, usize)>,
+        units: &Units,
+    ) -> Result<Model> {
         let mut model = self.model;
-        model.selected_features = self.selection.features;
-        model.feature_entry_tree = self.selection.entry_tree;
+        model.base_score = units.output(model.base_score);
+        for node in model.trees.iter_mut().flat_map(|t| &mut t.nodes) {
+            node.value = units.output(node.value);
+        }
+        for loss in &mut model.train_loss {
+            *loss = units.loss(*loss);
+        }
+        model.gain_exponent = units.gain_exponent();
+        model.record_selection();
         if let Some((subsets, bytes)) = group_testing {
             model.gt_n_subsets = Some(subsets);
             model.gt_cache_bytes = Some(bytes);
         }
-        model
-    }
-}
-
-/// The order in which features entered the ensemble, and when.
-struct SelectionRecord {
-    used: Vec<bool>,
-    features: Vec<usize>,
-    entry_tree: Vec<usize>,
-}
-
-impl SelectionRecord {
-    fn new(d: usize) -> Self {
-        SelectionRecord {
-            used: vec![false; d],
-            features: Vec::new(),
-            entry_tree: Vec::new(),
+        if !model.output_bound().is_finite() {
+            return Err(SbError::InvalidParameter(format!(
+                "the fitted model's outputs could exceed the range of float64 (learning_rate={:?}); \
+                 lower learning_rate or rescale y",
+                self.params.learning_rate
+            )));
         }
-    }
-
-    /// Tree `tree` made splits on `split_features`, in this order.
-    fn record(&mut self, tree: usize, split_features: &[usize]) {
-        for &f in split_features {
-            if !self.used[f] {
-                self.used[f] = true;
-                self.features.push(f);
-                self.entry_tree.push(tree);
-            }
-        }
+        Ok(model)
     }
 }
 

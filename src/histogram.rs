@@ -261,7 +261,7 @@ mod tests {
             2.0,
             7.0,
         ];
-        bin_matrix(&x, 6, 2, 255, 100, 0).unwrap()
+        bin_matrix(&x, 6, 2, 255, 100, 0, &crate::interrupt::never).unwrap()
     }
 
     fn pairs(g: &[f64], h: &[f64]) -> Vec<[f64; 2]> {

@@ -17,6 +17,8 @@ pub mod float_sort;
 pub mod group_testing;
 pub mod grower;
 pub mod histogram;
+pub mod interrupt;
+pub mod memory;
 pub mod model;
 pub mod multitask;
 pub mod objective;
@@ -26,7 +28,9 @@ pub mod penalty;
 pub mod predictor;
 pub mod rng;
 pub mod split;
+pub mod threads;
 pub mod tree;
+pub mod units;
 
 #[cfg(feature = "python")]
 mod python;

@@ -16,14 +16,24 @@
 //!   split in the order they entered the model, and the tree at which each
 //!   entered; `n_selected_after_tree`: how many were used after each tree;
 //! - `gt_n_subsets`, `gt_cache_bytes`: with group testing, the number of
-//!   feature subsets and the prefix-sum cache's size (else `null`).
+//!   feature subsets and the prefix-sum cache's size (else `null`);
+//! - `gain_exponent`: node gains are in the fit's units (see
+//!   [`crate::units`]); `gain · 2^gain_exponent` is the gain in the units of
+//!   the targets and weights (0 when absent).
 //!
 //! The raw score of a row is `base_score` plus the leaf value of every tree;
 //! for `binary_logloss` it is a logit.
+//!
+//! A model file is untrusted input: [`Model::from_json`] checks every size
+//! and index against the trees and against [`MAX_FEATURES`], every number
+//! for finiteness, that the nodes form trees, that the selection records
+//! are the ones the trees imply, and that no prediction can overflow.
 
+use crate::booster::MAX_FEATURES;
 use crate::error::{Result, SbError};
 use crate::params::ObjectiveKind;
 use crate::tree::Tree;
+use crate::units::ldexp;
 use serde::{Deserialize, Serialize};
 
 const FORMAT: &str = "sparseboost-model";
@@ -57,9 +67,12 @@ pub struct Model {
     /// With group testing: the bytes of the prefix-sum cache.
     #[serde(default)]
     pub gt_cache_bytes: Option<usize>,
+    /// Node gains times `2^gain_exponent` are gains in the user's units.
+    #[serde(default)]
+    pub gain_exponent: i32,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct ModelFile {
     format: String,
     version: u32,
@@ -90,24 +103,77 @@ impl Model {
             n_selected_after_tree: Vec::new(),
             gt_n_subsets: None,
             gt_cache_bytes: None,
+            gain_exponent: 0,
         }
     }
 
-    /// Per-feature importance (length d), not normalised.
-    pub fn importances(&self, kind: ImportanceKind) -> Vec<f64> {
-        let mut out = vec![0.0; self.n_features];
+    /// Per-feature importance (length d): total gain (in the units of the
+    /// targets and weights, saturating at the largest `f64`) or number of
+    /// splits; `normalize` makes it sum to 1 (all zeros without splits),
+    /// computed in the fit's units so that it never under- or overflows.
+    pub fn importances(&self, kind: ImportanceKind, normalize: bool) -> Vec<f64> {
+        let mut sums = vec![0.0; self.n_features];
+        self.add_importances(kind, &mut sums);
+        finish_importances(sums, kind, normalize, self.gain_exponent)
+    }
+
+    /// Add each split's gain (in the fit's units) or 1 to its feature's
+    /// entry of `sums` (length d).
+    pub(crate) fn add_importances(&self, kind: ImportanceKind, sums: &mut [f64]) {
         for node in self
             .trees
             .iter()
             .flat_map(|t| &t.nodes)
             .filter(|n| !n.is_leaf)
         {
-            out[node.feature as usize] += match kind {
+            sums[node.feature as usize] += match kind {
                 ImportanceKind::Gain => node.gain,
                 ImportanceKind::Split => 1.0,
             };
         }
-        out
+    }
+
+    /// Set the selection records from the trees.
+    pub(crate) fn record_selection(&mut self) {
+        let (features, entry_tree, n_after) = self.selection();
+        self.selected_features = features;
+        self.feature_entry_tree = entry_tree;
+        self.n_selected_after_tree = n_after;
+    }
+
+    /// What the trees imply: the features used by any split in the order
+    /// they entered, the tree at which each entered, and how many were used
+    /// after each tree. A tree's splits were made in the order of their
+    /// children's indices (each split appends its two children).
+    fn selection(&self) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+        let mut used = vec![false; self.n_features];
+        let (mut features, mut entry_tree, mut n_after) = (Vec::new(), Vec::new(), Vec::new());
+        for (t, tree) in self.trees.iter().enumerate() {
+            let mut splits: Vec<_> = tree.nodes.iter().filter(|n| !n.is_leaf).collect();
+            splits.sort_by_key(|n| n.left);
+            for node in splits {
+                let f = node.feature as usize;
+                if !used[f] {
+                    used[f] = true;
+                    features.push(f);
+                    entry_tree.push(t);
+                }
+            }
+            n_after.push(features.len());
+        }
+        (features, entry_tree, n_after)
+    }
+
+    /// A bound on the magnitude of any raw score: `|base_score|` plus every
+    /// tree's largest |leaf value|. Finite means no prediction overflows.
+    pub fn output_bound(&self) -> f64 {
+        let leaves = self.trees.iter().map(|t| {
+            t.nodes
+                .iter()
+                .filter(|n| n.is_leaf)
+                .fold(0.0, |m: f64, n| m.max(n.value.abs()))
+        });
+        leaves.fold(self.base_score.abs(), |sum, m| sum + m)
     }
 
     /// The model as a JSON document (see the module docs).
@@ -120,42 +186,166 @@ impl Model {
         serde_json::to_string(&file).expect("a model always serialises")
     }
 
-    /// Read a model written by [`Model::to_json`], checking that every tree
-    /// is well formed (so prediction cannot loop or index out of bounds).
+    /// Read a model written by [`Model::to_json`], checking it as untrusted
+    /// input (see the module docs).
     pub fn from_json(text: &str) -> Result<Model> {
-        let file: ModelFile =
-            serde_json::from_str(text).map_err(|e| SbError::InvalidModel(e.to_string()))?;
-        if file.format != FORMAT || file.version != VERSION {
-            return Err(SbError::InvalidModel(format!(
-                "expected format '{FORMAT}' version {VERSION}, got '{}' version {}",
-                file.format, file.version
-            )));
-        }
-        file.model.check()?;
-        Ok(file.model)
+        let model: Model = parse_file(text, FORMAT, VERSION)?;
+        model.check()?;
+        Ok(model)
     }
 
-    /// Every tree is well formed: children after their parent, features in range.
+    /// Everything [`Model::from_json`] promises (see the module docs).
     pub(crate) fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(SbError::InvalidModel(m));
+        if !(1..=MAX_FEATURES).contains(&self.n_features) {
+            return bad(format!(
+                "n_features must be in [1, {MAX_FEATURES}], got {}",
+                self.n_features
+            ));
+        }
+        if !self.base_score.is_finite() {
+            return bad(format!(
+                "base_score must be finite, got {}",
+                self.base_score
+            ));
+        }
         for (t, tree) in self.trees.iter().enumerate() {
-            let len = tree.nodes.len();
-            if len == 0 {
-                return Err(SbError::InvalidModel(format!("tree {t} has no nodes")));
-            }
-            for (i, node) in tree.nodes.iter().enumerate() {
-                let ok = node.is_leaf
-                    || ((node.feature as usize) < self.n_features
-                        && (node.left as usize) > i
-                        && (node.right as usize) > i
-                        && (node.left as usize) < len
-                        && (node.right as usize) < len);
-                if !ok {
-                    return Err(SbError::InvalidModel(format!(
-                        "tree {t} node {i} is malformed"
-                    )));
-                }
+            check_tree(tree, self.n_features)
+                .map_err(|m| SbError::InvalidModel(format!("trees[{t}]: {m}")))?;
+        }
+        if self.train_loss.len() != self.trees.len() {
+            return bad(format!(
+                "train_loss has {} entries for {} trees",
+                self.train_loss.len(),
+                self.trees.len()
+            ));
+        }
+        if let Some(v) = self
+            .train_loss
+            .iter()
+            .find(|v| !(v.is_finite() && **v >= 0.0))
+        {
+            return bad(format!("train_loss must hold finite numbers >= 0, got {v}"));
+        }
+        let (features, entry_tree, n_after) = self.selection();
+        for (name, stored, derived) in [
+            ("selected_features", &self.selected_features, &features),
+            ("feature_entry_tree", &self.feature_entry_tree, &entry_tree),
+            (
+                "n_selected_after_tree",
+                &self.n_selected_after_tree,
+                &n_after,
+            ),
+        ] {
+            if stored != derived {
+                return bad(format!("{name} does not match the splits of the trees"));
             }
         }
+        if self.gt_n_subsets.is_some() != self.gt_cache_bytes.is_some() {
+            return bad("gt_n_subsets and gt_cache_bytes must both be set or both null".into());
+        }
+        if !self.output_bound().is_finite() {
+            return bad("base_score and the leaf values add up beyond the range of float64".into());
+        }
         Ok(())
+    }
+}
+
+/// Per-feature sums of [`Model::add_importances`] as reported: normalised to
+/// sum 1, or gains converted to the user's units (`2^gain_exponent`).
+pub(crate) fn finish_importances(
+    mut sums: Vec<f64>,
+    kind: ImportanceKind,
+    normalize: bool,
+    gain_exponent: i32,
+) -> Vec<f64> {
+    if normalize {
+        let total: f64 = sums.iter().sum();
+        if total > 0.0 {
+            sums.iter_mut().for_each(|v| *v /= total);
+        }
+    } else if kind == ImportanceKind::Gain {
+        for v in &mut sums {
+            *v = ldexp(*v, gain_exponent).min(f64::MAX);
+        }
+    }
+    sums
+}
+
+/// The `format` and `version` of a model file.
+#[derive(Deserialize)]
+struct Header {
+    format: String,
+    version: u32,
+}
+
+/// Parse a model file of `format` and `version` (its other fields are
+/// those of `T`), naming the field of any error. The header is read on its
+/// own: `T` flattened into it would lose the fields' paths.
+pub(crate) fn parse_file<T: serde::de::DeserializeOwned>(
+    text: &str,
+    format: &str,
+    version: u32,
+) -> Result<T> {
+    let header: Header = parse(text)?;
+    if header.format != format || header.version != version {
+        return Err(SbError::InvalidModel(format!(
+            "expected format '{format}' version {version}, got '{}' version {}",
+            header.format, header.version
+        )));
+    }
+    parse(text)
+}
+
+/// Parse a JSON document, naming the field of an error.
+fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut deserializer)
+        .map_err(|e| SbError::InvalidModel(format!("field '{}': {}", e.path(), e.inner())))
+}
+
+/// A tree of `n_features` is well formed: every node but the root has
+/// exactly one parent, which comes before it (so prediction ends and
+/// reaches every node), split features are in range and numbers finite.
+fn check_tree(tree: &Tree, n_features: usize) -> std::result::Result<(), String> {
+    let len = tree.nodes.len();
+    if len == 0 {
+        return Err("a tree needs a node".into());
+    }
+    let mut parents = vec![0u8; len];
+    for (i, node) in tree.nodes.iter().enumerate() {
+        if !(node.value.is_finite() && node.gain.is_finite() && node.gain >= 0.0) {
+            return Err(format!(
+                "nodes[{i}]: value and gain must be finite (gain >= 0)"
+            ));
+        }
+        if node.is_leaf {
+            continue;
+        }
+        if node.feature as usize >= n_features {
+            return Err(format!(
+                "nodes[{i}]: feature {} is out of range for {n_features} features",
+                node.feature
+            ));
+        }
+        if node.threshold.is_nan() {
+            return Err(format!("nodes[{i}]: threshold must be a number"));
+        }
+        for child in [node.left as usize, node.right as usize] {
+            if child <= i || child >= len {
+                return Err(format!(
+                    "nodes[{i}]: child {child} must come after the node and exist ({len} nodes)"
+                ));
+            }
+            parents[child] = parents[child].saturating_add(1);
+        }
+    }
+    match parents.iter().skip(1).position(|&p| p != 1) {
+        None => Ok(()),
+        Some(j) => Err(format!(
+            "nodes[{}] has {} parents; every node but the root needs exactly one",
+            j + 1,
+            parents[j + 1]
+        )),
     }
 }

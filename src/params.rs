@@ -18,6 +18,14 @@ pub enum ObjectiveKind {
 }
 
 impl ObjectiveKind {
+    /// The name used by the Python layer and the model file.
+    pub fn name(self) -> &'static str {
+        match self {
+            ObjectiveKind::SquaredError => "squared_error",
+            ObjectiveKind::BinaryLogloss => "binary_logloss",
+        }
+    }
+
     /// Parse the name used by the Python layer and the model file.
     pub fn parse(name: &str) -> Result<Self> {
         match name {
@@ -184,7 +192,7 @@ impl BoosterParams {
         })?;
         check(
             self.learning_rate.is_finite() && self.learning_rate > 0.0,
-            || format!("learning_rate must be > 0, got {}", self.learning_rate),
+            || format!("learning_rate must be > 0, got {:?}", self.learning_rate),
         )?;
         check(self.max_leaves >= 2, || {
             format!("max_leaves must be >= 2, got {}", self.max_leaves)
@@ -200,7 +208,7 @@ impl BoosterParams {
         })?;
         check((0.0..1.0).contains(&self.min_split_fraction), || {
             format!(
-                "min_split_fraction must be in [0, 1), got {}",
+                "min_split_fraction must be in [0, 1), got {:?}",
                 self.min_split_fraction
             )
         })?;
@@ -210,7 +218,7 @@ impl BoosterParams {
             ("min_gain", self.min_gain),
         ] {
             check(value.is_finite() && value >= 0.0, || {
-                format!("{name} must be a finite number >= 0, got {value}")
+                format!("{name} must be a finite number >= 0, got {value:?}")
             })?;
         }
         check((2..=255).contains(&self.max_bins), || {
@@ -221,7 +229,7 @@ impl BoosterParams {
             ("colsample_bytree", self.colsample_bytree),
         ] {
             check(value > 0.0 && value <= 1.0, || {
-                format!("{name} must be in (0, 1], got {value}")
+                format!("{name} must be in (0, 1], got {value:?}")
             })?;
         }
         check(self.bin_sample_rows >= 1, || {
@@ -229,10 +237,10 @@ impl BoosterParams {
         })?;
         match self.penalty {
             PenaltyKind::Agbm => check((0.0..1.0).contains(&self.mu), || {
-                format!("mu must be in [0, 1) for penalty 'agbm', got {}", self.mu)
+                format!("mu must be in [0, 1) for penalty 'agbm', got {:?}", self.mu)
             })?,
             _ => check(self.mu.is_finite() && self.mu >= 0.0, || {
-                format!("mu must be a finite number >= 0, got {}", self.mu)
+                format!("mu must be a finite number >= 0, got {:?}", self.mu)
             })?,
         }
         if let Some(costs) = &self.feature_costs {
@@ -247,7 +255,7 @@ impl BoosterParams {
             format!("gt_n_features must be >= 1, got {}", self.gt_n_features)
         })?;
         check(self.gt_delta > 0.0 && self.gt_delta < 1.0, || {
-            format!("gt_delta must be in (0, 1), got {}", self.gt_delta)
+            format!("gt_delta must be in (0, 1), got {:?}", self.gt_delta)
         })?;
         check(self.gt_max_rows.is_none_or(|k| k >= 2), || {
             "gt_max_rows must be >= 2 or None".to_string()

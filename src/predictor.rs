@@ -2,6 +2,7 @@
 //! processed in parallel chunks.
 
 use crate::error::{Result, SbError};
+use crate::interrupt::{self, ShouldStop};
 use crate::model::Model;
 use rayon::prelude::*;
 
@@ -79,8 +80,14 @@ impl Predictor {
     }
 
     /// Raw scores of a row-major matrix `x` with `n_features` columns; one
-    /// per row. Runs on the current Rayon pool.
-    pub fn predict_raw(&self, x: &[f64], n_features: usize) -> Result<Vec<f64>> {
+    /// per row. Runs on the current Rayon pool; `should_stop` is polled
+    /// before every block of rows.
+    pub fn predict_raw(
+        &self,
+        x: &[f64],
+        n_features: usize,
+        should_stop: &ShouldStop,
+    ) -> Result<Vec<f64>> {
         if n_features != self.n_features {
             return Err(SbError::InvalidInput(format!(
                 "X has {n_features} features, but the model was fitted with {}",
@@ -96,13 +103,15 @@ impl Predictor {
         let mut out = vec![0.0; n];
         out.par_chunks_mut(ROWS_PER_TASK)
             .enumerate()
-            .for_each(|(chunk, out)| {
+            .try_for_each(|(chunk, out)| {
+                interrupt::check(should_stop)?;
                 let first = chunk * ROWS_PER_TASK;
                 for (k, o) in out.iter_mut().enumerate() {
                     let r = first + k;
                     *o = self.predict_row(&x[r * n_features..(r + 1) * n_features]);
                 }
-            });
+                Ok(())
+            })?;
         Ok(out)
     }
 }

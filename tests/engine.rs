@@ -5,6 +5,7 @@
 mod common;
 
 use common::{fit_xy, never};
+use sparseboost::params::SplitSearch;
 use sparseboost::rng::Rng;
 use sparseboost::{fit, BoosterParams, Model, ObjectiveKind, Predictor, TrainingData};
 
@@ -15,7 +16,9 @@ fn uniform(n: usize, d: usize, seed: u64) -> Vec<f64> {
 }
 
 fn predict(model: &Model, x: &[f64], d: usize) -> Vec<f64> {
-    Predictor::new(model).predict_raw(x, d).unwrap()
+    Predictor::new(model)
+        .predict_raw(x, d, &common::never)
+        .unwrap()
 }
 
 #[test]
@@ -258,4 +261,373 @@ fn a_split_between_values_and_nan_survives_the_model_file() {
     assert!(pred.iter().zip(&y).all(|(p, t)| (p - t).abs() < 1e-9));
     let back = Model::from_json(&model.to_json()).unwrap();
     assert_eq!(predict(&back, &x, 1), pred);
+}
+
+/// Fit with optional weights.
+fn try_fit(
+    x: &[f64],
+    d: usize,
+    y: &[f64],
+    w: Option<&[f64]>,
+    params: &BoosterParams,
+) -> sparseboost::Result<Model> {
+    let data = TrainingData {
+        x,
+        n_rows: y.len(),
+        n_features: d,
+        y,
+        weights: w,
+    };
+    fit(&data, params, &never)
+}
+
+fn fit_weighted(
+    x: &[f64],
+    d: usize,
+    y: &[f64],
+    w: Option<&[f64]>,
+    params: &BoosterParams,
+) -> Model {
+    try_fit(x, d, y, w, params).unwrap()
+}
+
+/// A node without its value: leaf, feature, threshold bits, children, gain bits.
+type Shape = (bool, u32, u64, u32, u32, u64);
+
+/// The trees without their leaf values (structure, thresholds, gains).
+fn shapes(model: &Model) -> Vec<Vec<Shape>> {
+    model
+        .trees
+        .iter()
+        .map(|t| {
+            t.nodes
+                .iter()
+                .map(|n| {
+                    (
+                        n.is_leaf,
+                        n.feature,
+                        n.threshold.to_bits(),
+                        n.left,
+                        n.right,
+                        n.gain.to_bits(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn scaling_targets_by_a_power_of_two_scales_the_outputs_and_changes_nothing_else() {
+    // Beyond about 1e154 (or below 1e-154) squared gradients overflow (or
+    // underflow) in plain arithmetic; the fit's units keep it exact.
+    let (n, d) = (1500, 6);
+    let x = uniform(n, d, 11);
+    // Targets in [7, 11]: every scaled target stays a normal number (a
+    // subnormal one has fewer digits, and then the data itself differ).
+    let y: Vec<f64> = (0..n)
+        .map(|i| {
+            let (a, b, c) = (x[i * d], x[i * d + 3], x[i * d + 5]);
+            10.0 - 3.0 * a - 2.0 * f64::from(u8::from(b > 0.5)) + 0.1 * c
+        })
+        .collect();
+    let agbm = BoosterParams {
+        n_estimators: 15,
+        penalty: sparseboost::PenaltyKind::Agbm,
+        mu: 0.05,
+        l2_regularization: 1.0,
+        ..Default::default()
+    };
+    // GBFS's mu and min_gain are in gain units: scaled with y², so only
+    // while 2^(2k) is a float.
+    let gbfs = BoosterParams {
+        penalty: sparseboost::PenaltyKind::Gbfs,
+        mu: 0.5,
+        min_gain: 1e-3,
+        ..agbm.clone()
+    };
+    let cases = [
+        (&agbm, vec![-1015, -520, -300, 300, 490]),
+        (&gbfs, vec![-480, -300, 300, 480]),
+    ];
+    for (params, exponents) in cases {
+        let reference = fit_xy(&x, d, &y, params);
+        let reference_pred = predict(&reference, &x, d);
+        for k in exponents {
+            let scale = |v: f64, k: i32| v * 2f64.powi(k / 2) * 2f64.powi(k - k / 2);
+            let scaled_y: Vec<f64> = y.iter().map(|&v| scale(v, k)).collect();
+            let scaled_params = BoosterParams {
+                min_gain: scale(params.min_gain, 2 * k),
+                mu: if params.penalty == sparseboost::PenaltyKind::Gbfs {
+                    scale(params.mu, 2 * k)
+                } else {
+                    params.mu
+                },
+                ..params.clone()
+            };
+            let model = fit_xy(&x, d, &scaled_y, &scaled_params);
+            let same = shapes(&model) == shapes(&reference);
+            assert!(same, "{:?}, k = {k}: other trees", params.penalty);
+            assert_eq!(model.gain_exponent, reference.gain_exponent + 2 * k);
+            assert_eq!(model.base_score, scale(reference.base_score, k));
+            let pred = predict(&model, &x, d);
+            let scaled_pred: Vec<f64> = reference_pred.iter().map(|&r| scale(r, k)).collect();
+            assert!(
+                pred == scaled_pred,
+                "{:?}, k = {k}: other predictions",
+                params.penalty
+            );
+            assert_eq!(model.selected_features, reference.selected_features);
+            let normalized = |m: &Model| m.importances(sparseboost::ImportanceKind::Gain, true);
+            assert_eq!(normalized(&model), normalized(&reference));
+        }
+    }
+    // Targets whose squared errors could overflow are refused.
+    let huge: Vec<f64> = y.iter().map(|v| v * 1e160).collect();
+    let e = try_fit(&x, d, &huge, None, &agbm).unwrap_err().to_string();
+    assert!(e.contains("y contains"), "{e}");
+}
+
+#[test]
+fn scaling_the_weights_by_a_power_of_two_changes_only_the_unit_of_the_gains() {
+    let (n, d) = (1200, 4);
+    let x = uniform(n, d, 12);
+    let y: Vec<f64> = (0..n).map(|i| (x[i * d + 1] > 0.3) as u8 as f64).collect();
+    let w: Vec<f64> = (0..n).map(|i| 1.0 + (i % 3) as f64).collect();
+    for objective in [ObjectiveKind::SquaredError, ObjectiveKind::BinaryLogloss] {
+        let params = BoosterParams {
+            objective,
+            n_estimators: 8,
+            min_child_weight: 0.5,
+            ..Default::default()
+        };
+        let reference = fit_weighted(&x, d, &y, Some(&w), &params);
+        for k in [-1000, -40, 40, 1020] {
+            let scaled: Vec<f64> = w.iter().map(|v| v * 2f64.powi(k)).collect();
+            // min_child_weight is in hessian (weight) units.
+            let scaled_params = BoosterParams {
+                min_child_weight: params.min_child_weight * 2f64.powi(k),
+                ..params.clone()
+            };
+            let model = fit_weighted(&x, d, &y, Some(&scaled), &scaled_params);
+            let same = shapes(&model) == shapes(&reference);
+            assert!(same, "{objective:?} k = {k}: other trees");
+            assert_eq!(model.gain_exponent, reference.gain_exponent + k);
+            assert_eq!(predict(&model, &x, d), predict(&reference, &x, d));
+        }
+    }
+}
+
+#[test]
+fn gains_times_two_to_the_gain_exponent_are_loss_reductions_in_the_targets_units() {
+    let (n, d) = (1000, 3);
+    let x = uniform(n, d, 13);
+    let y: Vec<f64> = (0..n).map(|i| 300.0 * x[i * d + 2] + x[i * d]).collect();
+    let params = BoosterParams {
+        n_estimators: 1,
+        max_leaves: 2,
+        ..Default::default()
+    };
+    let model = fit_xy(&x, d, &y, &params);
+    let root = &model.trees[0].nodes[0];
+    let sse = |rows: &[f64]| {
+        let mean = rows.iter().sum::<f64>() / rows.len() as f64;
+        rows.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>()
+    };
+    let (left, right): (Vec<f64>, Vec<f64>) = (0..n)
+        .map(|i| (x[i * d + root.feature as usize] <= root.threshold, y[i]))
+        .fold(
+            (Vec::new(), Vec::new()),
+            |(mut l, mut r), (goes_left, v)| {
+                if goes_left {
+                    l.push(v)
+                } else {
+                    r.push(v)
+                }
+                (l, r)
+            },
+        );
+    let expected = sse(&y) - sse(&left) - sse(&right);
+    let reported =
+        model.importances(sparseboost::ImportanceKind::Gain, false)[root.feature as usize];
+    assert!(
+        (reported - expected).abs() <= 1e-9 * expected,
+        "{reported} vs {expected}"
+    );
+    assert!(model.gain_exponent != 0, "the test should exercise a unit");
+}
+
+#[test]
+fn huge_weights_give_finite_probabilities_and_a_divergent_learning_rate_is_an_error() {
+    let (n, d) = (400, 3);
+    let x = uniform(n, d, 14);
+    let y: Vec<f64> = (0..n).map(|i| (x[i * d] > 0.5) as u8 as f64).collect();
+    let w = vec![1e308; n];
+    let params = BoosterParams {
+        objective: ObjectiveKind::BinaryLogloss,
+        n_estimators: 5,
+        ..Default::default()
+    };
+    let model = fit_weighted(&x, d, &y, Some(&w), &params);
+    assert!(model.trees.len() == 5);
+    assert!(predict(&model, &x, d).iter().all(|v| v.is_finite()));
+    assert!(model.train_loss.iter().all(|v| v.is_finite()));
+    let reckless = BoosterParams {
+        learning_rate: 1e308,
+        ..Default::default()
+    };
+    let e = try_fit(&x, d, &y, None, &reckless).unwrap_err().to_string();
+    assert!(e.contains("learning_rate"), "{e}");
+}
+
+#[test]
+fn row_and_feature_counts_are_checked_before_anything_is_read() {
+    let rows = TrainingData {
+        x: &[],
+        n_rows: 1 << 32,
+        n_features: 1,
+        y: &[],
+        weights: None,
+    };
+    let e = rows.validate().unwrap_err().to_string();
+    assert!(e.contains("rows") && e.contains("2^32"), "{e}");
+    let features = TrainingData {
+        n_rows: 1,
+        n_features: (1 << 24) + 1,
+        ..rows
+    };
+    let e = features.validate().unwrap_err().to_string();
+    assert!(e.contains("features") && e.contains("2^24"), "{e}");
+}
+
+#[test]
+fn a_stop_request_ends_binning_growing_and_prediction() {
+    let (n, d) = (500, 4);
+    let x = uniform(n, d, 15);
+    let y: Vec<f64> = (0..n).map(|i| x[i * d]).collect();
+    let stop = || true;
+    let data = TrainingData {
+        x: &x,
+        n_rows: n,
+        n_features: d,
+        y: &y,
+        weights: None,
+    };
+    for split_search in [SplitSearch::Exhaustive, SplitSearch::GroupTesting] {
+        let params = BoosterParams {
+            split_search,
+            gt_n_features: 2,
+            ..Default::default()
+        };
+        assert_eq!(
+            fit(&data, &params, &stop).unwrap_err(),
+            sparseboost::SbError::Interrupted
+        );
+    }
+    let model = fit_xy(&x, d, &y, &BoosterParams::default());
+    let e = Predictor::new(&model)
+        .predict_raw(&x, d, &stop)
+        .unwrap_err();
+    assert_eq!(e, sparseboost::SbError::Interrupted);
+}
+
+#[test]
+fn a_model_file_is_checked_as_untrusted_input() {
+    let (n, d) = (600, 4);
+    let x = uniform(n, d, 16);
+    let y: Vec<f64> = (0..n).map(|i| x[i * d] + x[i * d + 2]).collect();
+    let params = BoosterParams {
+        n_estimators: 3,
+        max_leaves: 4,
+        ..Default::default()
+    };
+    let model = fit_xy(&x, d, &y, &params);
+    let text = model.to_json();
+    assert_eq!(Model::from_json(&text).unwrap(), model);
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let edited = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = json.clone();
+        edit(&mut v);
+        Model::from_json(&v.to_string())
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    let root = |v: &mut serde_json::Value| v["trees"][0]["nodes"][0].clone();
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Edit)> = vec![
+        // importances would allocate 8 TiB
+        (
+            "n_features",
+            Box::new(|v| v["n_features"] = (1u64 << 40).into()),
+        ),
+        ("n_features", Box::new(|v| v["n_features"] = 0.into())),
+        ("n_features", Box::new(|v| v["n_features"] = (-1).into())),
+        ("base_score", Box::new(|v| v["base_score"] = "x".into())),
+        (
+            "child",
+            Box::new(|v| v["trees"][0]["nodes"][0]["left"] = 0.into()),
+        ),
+        (
+            "child",
+            Box::new(|v| v["trees"][0]["nodes"][0]["right"] = 99.into()),
+        ),
+        (
+            "parents",
+            Box::new(|v| {
+                let right = v["trees"][0]["nodes"][0]["left"].clone();
+                v["trees"][0]["nodes"][0]["right"] = right;
+            }),
+        ),
+        (
+            "feature",
+            Box::new(|v| v["trees"][1]["nodes"][0]["feature"] = 4.into()),
+        ),
+        (
+            "trees[0]",
+            Box::new(|v| v["trees"][0]["nodes"] = serde_json::json!([])),
+        ),
+        (
+            "train_loss",
+            Box::new(|v| v["train_loss"] = serde_json::json!([0.5])),
+        ),
+        (
+            "selected_features",
+            Box::new(|v| v["selected_features"] = serde_json::json!([3, 1])),
+        ),
+        (
+            "feature_entry_tree",
+            Box::new(|v| v["feature_entry_tree"] = serde_json::json!([2, 2])),
+        ),
+        (
+            "gain",
+            Box::new(|v| v["trees"][0]["nodes"][0]["gain"] = (-1.0).into()),
+        ),
+        (
+            "float64",
+            Box::new(|v| {
+                // Two leaves of 1e308: finite each, but a prediction would overflow.
+                for t in 0..2 {
+                    let nodes = v["trees"][t]["nodes"].as_array_mut().unwrap();
+                    for node in nodes.iter_mut().filter(|n| n["is_leaf"] == true) {
+                        node["value"] = 1e308.into();
+                    }
+                }
+            }),
+        ),
+        ("format", Box::new(|v| v["format"] = "lightgbm".into())),
+        ("objective", Box::new(|v| v["objective"] = "poisson".into())),
+        (
+            "is_leaf",
+            Box::new(move |v| {
+                let mut node = root(v);
+                node["is_leaf"] = "yes".into();
+                v["trees"][0]["nodes"][0] = node;
+            }),
+        ),
+    ];
+    for (field, edit) in &cases {
+        let e = edited(edit.as_ref());
+        assert!(e.contains(field), "{field}: {e}");
+    }
 }

@@ -290,7 +290,9 @@ fn each_task_scores_only_its_own_rows_when_subsampling() {
             .iter()
             .flat_map(|&i| tasks.x[i * tasks.d..(i + 1) * tasks.d].to_vec())
             .collect();
-        let pred = Predictor::new(task_model).predict_raw(&x, tasks.d).unwrap();
+        let pred = Predictor::new(task_model)
+            .predict_raw(&x, tasks.d, &never)
+            .unwrap();
         let mse = rows
             .iter()
             .zip(&pred)

@@ -15,13 +15,13 @@ labels = (y > np.median(y)).astype(int)
     [
         (X[:, 0], y, "2D array"),  # 1-D X
         (X[None], y, "dim"),  # 3-D X
-        (X[:40], y, "inconsistent numbers of samples"),
+        (X[:40], y, "y has 50 values but X has 40 rows"),
         (np.empty((0, 4)), np.empty(0), "0 sample"),
         (np.empty((50, 0)), y, "0 feature"),
         (np.where(X > 0.9, np.inf, X), y, "infinity"),
         (X, np.where(y > 1.5, np.nan, y), "NaN"),
         (X, np.where(y > 1.5, np.inf, y), "infinity"),
-        (np.full((50, 4), "a"), y, "convert"),
+        (np.full((50, 4), "a"), y, "X must hold numbers"),
     ],
 )
 def test_bad_training_data_is_rejected(X_bad, y_bad, match):

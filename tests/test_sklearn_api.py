@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.base import clone
 from sklearn.feature_selection import RFE
 from sklearn.model_selection import cross_val_score
@@ -11,8 +12,20 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sparseboost import SparseBoostClassifier, SparseBoostRegressor
 
 
+# scikit-learn < 1.7 binarizes the check's y by its first element, after
+# shuffling only one of the two fits, so a binary-only classifier gets
+# different targets in the two (scikit-learn#30770, fixed in 1.7).
+_SKLEARN_BEFORE_1_7 = tuple(int(p) for p in sklearn.__version__.split(".")[:2]) < (1, 7)
+
+
 def expected_failures(estimator):
     if not isinstance(estimator, SparseBoostRegressor):
+        if _SKLEARN_BEFORE_1_7:
+            return {
+                "check_sample_weight_equivalence_on_dense_data": (
+                    "scikit-learn < 1.7 gives the two fits different binary targets"
+                )
+            }
         return {}
     return {
         # Bins are cut on unweighted rows and min_samples_leaf counts rows,

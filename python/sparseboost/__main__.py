@@ -19,23 +19,46 @@ from .datasets import RELEVANT_FEATURES, make_synthetic
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 
 
-def parse_args(argv):
+def at_least(minimum):
+    """An argparse type: an int >= ``minimum``."""
+
+    def parse(text):
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        return value
+
+    parse.__name__ = f"int >= {minimum}"
+    return parse
+
+
+def make_parser():
     parser = argparse.ArgumentParser(prog="sparseboost", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n-samples", type=int, default=10000, help="training rows")
-    parser.add_argument("--n-features", type=int, default=500, help="features (>= 3)")
+    parser.add_argument("--n-samples", type=at_least(1), default=10000, help="training rows")
+    parser.add_argument("--n-features", type=at_least(3), default=500, help="features (>= 3)")
     parser.add_argument("--task", choices=["regression", "classification"], default="regression")
-    parser.add_argument("--n-estimators", type=int, default=100)
-    parser.add_argument("--random-state", type=int, default=0)
+    parser.add_argument("--n-estimators", type=at_least(1), default=100)
+    parser.add_argument("--random-state", type=at_least(0), default=0)
     parser.add_argument("--split-search", choices=["exhaustive", "group_testing"],
                         default="exhaustive",
                         help="group_testing: GT-GBM with --gt-n-features expected features")
-    parser.add_argument("--gt-n-features", type=int, default=3)
+    parser.add_argument("--gt-n-features", type=at_least(1), default=3)
     parser.add_argument("--save", metavar="PATH", help="write the fitted model (JSON) here")
-    return parser.parse_args(argv)
+    return parser
 
 
 def main(argv=None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    """Run the main job; a bad argument exits with status 2 and a message
+    naming it (argparse's convention)."""
+    parser = make_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return run(args)
+    except (ValueError, OSError) as e:
+        parser.error(str(e))
+
+
+def run(args) -> int:
     common = {"n_features": args.n_features, "task": args.task}
     X, y = make_synthetic(args.n_samples, random_state=args.random_state, **common)
     X_test, y_test = make_synthetic(

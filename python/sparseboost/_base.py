@@ -4,15 +4,22 @@ the call into the Rust engine, importances and persistence."""
 from __future__ import annotations
 
 import numbers
-import os
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils._set_output import _get_output_config
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _core
+from ._validation import (
+    check_sample_weight,
+    check_target,
+    check_X,
+    naming,
+    resolve_n_jobs,
+    resolve_seed,
+)
 
 # Estimator attribute -> engine parameter, for the parameters whose names
 # differ; every other engine parameter has the estimator's name.
@@ -40,45 +47,17 @@ _ENGINE_PARAMS = (
 )
 
 
-def resolve_n_jobs(n_jobs) -> int:
-    """joblib's convention: None or -1 = all cores, -2 = all but one, k > 0 = k."""
-    if n_jobs is None:
-        return os.cpu_count() or 1
-    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}")
-    if n_jobs < 0:
-        return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
-    return int(n_jobs)
-
-
-def resolve_seed(random_state) -> int:
-    """An int is used as the seed itself (same int, same model); None or a
-    RandomState draws a seed from it."""
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ValueError(f"random_state must be >= 0, got {random_state}")
-        return int(random_state)
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
-
-
-def check_fit_input(estimator, X, y, sample_weight):
-    """``X`` as C-ordered float64 (NaN allowed), ``y`` checked against it
-    (numeric for squared error), and ``sample_weight`` (if any) as a
-    contiguous non-negative float64 array; sets ``n_features_in_``."""
-    X, y = validate_data(
-        estimator,
-        X,
-        y,
-        dtype=np.float64,
-        order="C",
-        ensure_all_finite="allow-nan",
-        y_numeric=estimator._objective == "squared_error",
-    )
-    if sample_weight is not None:
-        sample_weight = np.ascontiguousarray(
-            _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        )
-    return X, y, sample_weight
+def check_fit_input(estimator, X, y, sample_weight, *, labels: bool):
+    """``X`` as C-ordered float64 (NaN allowed; sets ``n_features_in_``),
+    ``y`` checked against it (finite numbers, or class labels), and
+    ``sample_weight`` (if any) as a contiguous non-negative float64 array.
+    A previous fit's model is dropped first, so that a failed refit leaves
+    an unfitted estimator, not one whose model disagrees with its
+    ``n_features_in_``."""
+    estimator.__dict__.pop("_model", None)
+    X = check_X(estimator, X, reset=True)
+    y = check_target(estimator, y, X.shape[0], labels=labels)
+    return X, y, check_sample_weight(sample_weight, X)
 
 
 def feature_costs_array(costs, estimator):
@@ -87,36 +66,97 @@ def feature_costs_array(costs, estimator):
     d = estimator.n_features_in_
     if costs is None:
         return None
-    if isinstance(costs, dict):
-        names = list(getattr(estimator, "feature_names_in_", []))
-        out = np.zeros(d)
-        for key, cost in costs.items():
-            if key in names:
-                out[names.index(key)] = cost
-            elif isinstance(key, numbers.Integral) and 0 <= key < d:
-                out[key] = cost
-            else:
-                raise ValueError(f"feature_costs names an unknown feature: {key!r}")
-    else:
-        out = np.asarray(costs, dtype=np.float64)
-        if out.shape != (d,):
-            raise ValueError(f"feature_costs must have {d} entries (one per feature), got shape {out.shape}")
-    if not np.all(np.isfinite(out)) or np.any(out < 0):
-        raise ValueError("feature_costs must be finite numbers >= 0")
+    with naming("feature_costs"):
+        if isinstance(costs, dict):
+            names = list(getattr(estimator, "feature_names_in_", []))
+            out = np.zeros(d)
+            for key, cost in costs.items():
+                index = _feature_index(key, names, d)
+                if index is None:
+                    raise ValueError(f"feature_costs names an unknown feature: {key!r}")
+                out[index] = _real(cost)
+        else:
+            out = np.asarray(costs, dtype=np.float64)
+            if out.shape != (d,):
+                raise ValueError(
+                    f"feature_costs must have {d} entries (one per feature), got shape {out.shape}"
+                )
+        if not np.all(np.isfinite(out)) or np.any(out < 0):
+            raise ValueError("feature_costs must be finite numbers >= 0")
     return out.tolist()
 
 
+def _feature_index(key, names, d):
+    """The column of a feature named ``key`` (a name of ``feature_names_in_``
+    or an index in [0, d)), else None."""
+    if isinstance(key, str):
+        return names.index(key) if key in names else None
+    if isinstance(key, numbers.Integral) and not isinstance(key, (bool, np.bool_)) and 0 <= key < d:
+        return int(key)
+    return None
+
+
+def _real(value) -> float:
+    if isinstance(value, (bool, np.bool_, str)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"costs must be real numbers, got {value!r}")
+    return float(value)
+
+
 def feature_bags_array(bags, d):
-    """Bag labels (any hashable values, one per feature) as integers."""
+    """Bag labels (numbers or strings, one per feature) as integers."""
     if bags is None:
         return None
-    labels = np.asarray(bags)
-    if labels.shape != (d,):
-        raise ValueError(f"feature_bags must have {d} entries (one per feature), got shape {labels.shape}")
-    return np.unique(labels, return_inverse=True)[1].ravel().tolist()
+    with naming("feature_bags"):
+        labels = np.asarray(bags)
+        if labels.shape != (d,):
+            raise ValueError(
+                f"feature_bags must have {d} entries (one per feature), got shape {labels.shape}"
+            )
+        if labels.dtype.kind not in "biuU" and not (
+            labels.dtype == object and all(isinstance(v, (str, numbers.Integral)) for v in labels)
+        ):
+            raise ValueError(
+                f"feature_bags must hold ints or strings (bag labels), got dtype {labels.dtype}"
+            )
+        from ._validation import check_labels_sortable
+
+        return check_labels_sortable(labels, "feature_bags")[1].tolist()
 
 
-class BaseSparseBoost(SelectorMixin, BaseEstimator):
+class FeatureSelectorMixin(SelectorMixin):
+    """What every sparseboost booster has as a feature selector: the
+    features its trees use (``selected_features_``) are the support, and
+    ``transform`` checks ``X`` as ``predict`` does."""
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "_model")
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.selected_features_] = True
+        return mask
+
+    def transform(self, X):
+        """The columns of ``X`` that the model selected
+        (``selected_features_``, in column order), shape (n_samples,
+        n_selected). ``X`` is checked as ``predict`` checks it."""
+        check_is_fitted(self)
+        checked = check_X(self, X, reset=False)
+        output = _get_output_config("transform", estimator=self)["dense"]
+        keep_frame = output != "default" and hasattr(X, "iloc")
+        return self._transform(X if keep_frame else checked)
+
+    def inverse_transform(self, X):
+        """``X`` of the selected columns back to all ``n_features_in_``
+        columns (zeros where a feature was not selected)."""
+        check_is_fitted(self)
+        with naming("X"):
+            X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+        return SelectorMixin.inverse_transform(self, X)
+
+
+class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
     """Parameters and engine calls common to every sparseboost booster.
 
     Subclasses define ``_objective`` (the engine's loss name) and
@@ -183,27 +223,37 @@ class BaseSparseBoost(SelectorMixin, BaseEstimator):
 
     # -- fitting -------------------------------------------------------
 
-    def _engine_params(self) -> dict:
+    def _engine_params(self, draw_seed: bool = True) -> dict:
         params = {name: getattr(self, name) for name in _ENGINE_PARAMS}
         params["objective"] = self._objective
         params["feature_costs"] = feature_costs_array(self.feature_costs, self)
         params["feature_bags"] = feature_bags_array(self.feature_bags, self.n_features_in_)
         params["n_threads"] = resolve_n_jobs(self.n_jobs)
-        params["seed"] = resolve_seed(self.random_state)
+        params["seed"] = resolve_seed(self.random_state, draw_seed)
         return params
 
+    def _check_params(self) -> None:
+        """Raise as ``fit`` would for a bad parameter, without fitting (for
+        a loaded model; ``n_features_in_`` must be set)."""
+        _core.check_params(self._engine_params(draw_seed=False), self.n_features_in_)
+
     def _fit(self, X, y, sample_weight):
-        X, y, sample_weight = check_fit_input(self, X, y, sample_weight)
+        X, y, sample_weight = check_fit_input(self, X, y, sample_weight, labels=self._labels)
         y = np.ascontiguousarray(self._encode_target(y), dtype=np.float64)
         self._model = _core.fit(X, y, sample_weight, self._engine_params())
         return self
 
     def _raw_predict(self, X) -> np.ndarray:
-        check_is_fitted(self, "_model")
-        X = validate_data(
-            self, X, dtype=np.float64, order="C", ensure_all_finite="allow-nan", reset=False
-        )
+        check_is_fitted(self)
+        X = check_X(self, X, reset=False)
         return self._model.predict_raw(X, resolve_n_jobs(self.n_jobs))
+
+    def _score_inputs(self, X, y, sample_weight):
+        """Predictions for ``X`` and the checked ``y`` and ``sample_weight``
+        that ``score`` compares them with."""
+        predicted = self.predict(X)
+        y = check_target(self, y, predicted.shape[0], labels=self._labels)
+        return predicted, y, check_sample_weight(sample_weight, predicted.reshape(-1, 1))
 
     # -- fitted attributes ---------------------------------------------
 
@@ -211,40 +261,41 @@ class BaseSparseBoost(SelectorMixin, BaseEstimator):
     def n_trees_(self) -> int:
         """Number of trees actually fitted (fewer than ``n_estimators`` when
         no leaf could be split any more)."""
-        check_is_fitted(self, "_model")
+        check_is_fitted(self)
         return self._model.n_trees
 
     @property
     def gt_n_subsets_(self) -> int | None:
         """With ``split_search="group_testing"``: the number of random
         feature subsets, p = ceil(e * s * ln(s / delta)); None otherwise."""
-        check_is_fitted(self, "_model")
+        check_is_fitted(self)
         return self._model.gt_n_subsets
 
     @property
     def gt_cache_bytes_(self) -> int | None:
         """With ``split_search="group_testing"``: the bytes held by the
         prefix-sum cache during the fit; None otherwise."""
-        check_is_fitted(self, "_model")
+        check_is_fitted(self)
         return self._model.gt_cache_bytes
 
     @property
     def train_loss_(self) -> np.ndarray:
         """Mean training loss after each tree, shape (n_trees_,)."""
-        check_is_fitted(self, "_model")
+        check_is_fitted(self)
         return np.asarray(self._model.train_loss)
 
     @property
     def selected_features_(self) -> np.ndarray:
         """Indices of the features used by any split, in the order they
         entered the model (Ω)."""
-        check_is_fitted(self, "_model")
+        check_is_fitted(self)
         return np.asarray(self._model.selected_features, dtype=np.intp)
 
     @property
     def selected_feature_names_(self) -> np.ndarray:
         """Names of ``selected_features_`` (``feature_names_in_`` for
         DataFrames, else ``x0, x1, ...``), in entry order."""
+        check_is_fitted(self)
         names = getattr(self, "feature_names_in_", None)
         if names is None:
             return np.asarray([f"x{j}" for j in self.selected_features_], dtype=object)
@@ -253,23 +304,18 @@ class BaseSparseBoost(SelectorMixin, BaseEstimator):
     @property
     def feature_entry_tree_(self) -> np.ndarray:
         """The tree (0-based) at which each of ``selected_features_`` entered."""
-        check_is_fitted(self, "_model")
+        check_is_fitted(self)
         return np.asarray(self._model.feature_entry_tree, dtype=np.intp)
 
     @property
     def selection_path_(self) -> dict:
         """After each tree: ``n_features`` used so far and the mean
         ``train_loss``; arrays of length ``n_trees_``."""
-        check_is_fitted(self, "_model")
+        check_is_fitted(self)
         return {
             "n_features": np.asarray(self._model.n_selected_after_tree, dtype=np.intp),
             "train_loss": np.asarray(self._model.train_loss),
         }
-
-    def _get_support_mask(self):
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selected_features_] = True
-        return mask
 
     @property
     def feature_importances_(self) -> np.ndarray:
@@ -278,13 +324,13 @@ class BaseSparseBoost(SelectorMixin, BaseEstimator):
         return self.get_feature_importance("gain", normalize=True)
 
     def get_feature_importance(self, kind: str = "gain", normalize: bool = False) -> np.ndarray:
-        """Per-feature importance: ``kind="gain"`` (total split gain) or
-        ``"split"`` (number of splits), shape (n_features_in_,)."""
-        check_is_fitted(self, "_model")
-        values = self._model.importances(kind)
-        if normalize and values.sum() > 0:
-            values = values / values.sum()
-        return values
+        """Per-feature importance: ``kind="gain"`` (total split gain, in the
+        units of ``y`` squared times the weights) or ``"split"`` (number of
+        splits), shape (n_features_in_,); ``normalize`` makes it sum to 1."""
+        check_is_fitted(self)
+        if not isinstance(kind, str):
+            raise TypeError(f"kind must be 'gain' or 'split', got {kind!r}")
+        return self._model.importances(kind, bool(normalize))
 
     # -- persistence ---------------------------------------------------
 

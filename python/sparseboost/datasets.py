@@ -13,9 +13,46 @@ features and have a few of their own (SPEC section 4).
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 RELEVANT_FEATURES = (0, 1, 2)
+
+# At most this many values in X (8 GiB of float64): a larger request is a
+# typo more often than a wish, and numpy would fail with a MemoryError.
+MAX_VALUES = 2**30
+# The largest noise: targets stay far inside what the estimators take.
+MAX_NOISE = 1e100
+
+
+def _count(name, value, minimum):
+    if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _check_common(noise, task, n_values):
+    if not isinstance(noise, numbers.Real) or isinstance(noise, (bool, np.bool_)):
+        raise TypeError(f"noise must be a real number, got {noise!r}")
+    if not 0 <= noise <= MAX_NOISE:
+        raise ValueError(f"noise must be in [0, {MAX_NOISE:g}], got {noise}")
+    if task not in ("regression", "classification"):
+        raise ValueError(f"task must be 'regression' or 'classification', got {task!r}")
+    if n_values > MAX_VALUES:
+        raise ValueError(
+            f"n_samples x n_features = {n_values} values is more than {MAX_VALUES} "
+            f"({MAX_VALUES * 8 / 2**30:.0f} GiB)"
+        )
+
+
+def _rng(random_state):
+    try:
+        return np.random.default_rng(random_state)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"random_state: {e}") from None
 
 
 def make_synthetic(
@@ -46,13 +83,16 @@ def make_synthetic(
     X : ndarray of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,)
     """
-    if n_features < 3:
-        raise ValueError(f"n_features must be >= 3, got {n_features}")
-    if n_samples < 1:
-        raise ValueError(f"n_samples must be >= 1, got {n_samples}")
-    if task not in ("regression", "classification"):
-        raise ValueError(f"task must be 'regression' or 'classification', got {task!r}")
-    rng = np.random.default_rng(random_state)
+    n_samples = _count("n_samples", n_samples, 1)
+    n_features = _count("n_features", n_features, 3)
+    _check_common(noise, task, n_samples * n_features)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"dtype: {e}") from None
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+    rng = _rng(random_state)
     X = rng.random((n_samples, n_features), dtype=dtype)
     x1, x2, x3 = (X[:, j].astype(np.float64) for j in RELEVANT_FEATURES)
     y = 2 * x1 - 3 * np.exp2(x2) + np.log2(1 + x3) + noise * rng.standard_normal(n_samples)
@@ -106,18 +146,23 @@ def make_multitask(
     relevant : dict
         ``{"shared": [...], "private": {t: [...]}}``, the planted features.
     """
-    sizes = [int(k) for k in task_sizes]
+    try:
+        sizes = [_count("task_sizes", k, 1) for k in task_sizes]
+    except TypeError as e:
+        raise TypeError(f"task_sizes must be a sequence of ints >= 1: {e}") from None
     n_tasks = len(sizes)
-    if n_tasks < 1 or min(sizes) < 1:
-        raise ValueError(f"task_sizes must be positive, got {task_sizes}")
+    if n_tasks < 1:
+        raise ValueError(f"task_sizes must name at least one task, got {task_sizes!r}")
+    n_shared = _count("n_shared", n_shared, 0)
+    n_private = _count("n_private", n_private, 0)
+    n_features = _count("n_features", n_features, 1)
     if n_features < n_shared + n_tasks * n_private:
         raise ValueError(
             f"n_features must be >= n_shared + n_tasks * n_private = "
             f"{n_shared + n_tasks * n_private}, got {n_features}"
         )
-    if task not in ("regression", "classification"):
-        raise ValueError(f"task must be 'regression' or 'classification', got {task!r}")
-    rng = np.random.default_rng(random_state)
+    _check_common(noise, task, sum(sizes) * n_features)
+    rng = _rng(random_state)
     shapes = (lambda x: x, np.exp2, lambda x: np.sin(2 * np.pi * x), lambda x: np.log2(1 + x))
     common = rng.choice([-1.0, 1.0], n_shared) * rng.uniform(1.5, 2.5, n_shared)
     shared_coef = common * (1 + 0.3 * rng.standard_normal((n_tasks, n_shared)))

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils.multiclass import type_of_target
 
 from ._base import BaseSparseBoost
+from ._validation import check_labels_sortable
 
 
 class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
@@ -111,6 +114,7 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
     """
 
     _objective = "squared_error"
+    _labels = False
 
     def _encode_target(self, y):
         return y
@@ -123,6 +127,12 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
     def predict(self, X):
         """Predicted values, shape (n_samples,)."""
         return self._raw_predict(X)
+
+    def score(self, X, y, sample_weight=None):
+        """R² of ``predict(X)`` (NaN, with scikit-learn's warning, for fewer
+        than 2 rows)."""
+        predicted, y, sample_weight = self._score_inputs(X, y, sample_weight)
+        return float(r2_score(y, predicted, sample_weight=sample_weight))
 
 
 class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
@@ -139,6 +149,7 @@ class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
     """
 
     _objective = "binary_logloss"
+    _labels = True
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -146,18 +157,17 @@ class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
         return tags
 
     def _encode_target(self, y):
-        check_classification_targets(y)
-        self.classes_, encoded = np.unique(y, return_inverse=True)
+        self.classes_, encoded = check_labels_sortable(y, "y")
         if len(self.classes_) < 2:
             raise ValueError(
-                "SparseBoostClassifier needs samples of at least 2 classes, "
-                f"but the data contains only one class: {self.classes_[0]!r}"
+                "y holds a single class: SparseBoostClassifier needs samples of at least 2 "
+                f"classes, but the data contains only one class: {self.classes_[0]!r}"
             )
         if len(self.classes_) > 2:
             raise ValueError(
-                "Only binary classification is supported. The type of the target is "
-                f"{type_of_target(y)} ({len(self.classes_)} classes; multiclass is not "
-                "implemented yet)."
+                f"Only binary classification is supported, but y has {len(self.classes_)} "
+                f"classes (type of target: {type_of_target(y)}); multiclass is not "
+                "implemented yet."
             )
         return encoded.astype(np.float64)
 
@@ -172,10 +182,20 @@ class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
 
     def predict_proba(self, X):
         """Class probabilities, shape (n_samples, 2), columns in ``classes_`` order."""
-        p = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
-        return np.column_stack([1.0 - p, p])
+        return probabilities(self.decision_function(X))
 
     def predict(self, X):
         """Most probable class label, shape (n_samples,)."""
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of ``predict(X)``."""
+        predicted, y, sample_weight = self._score_inputs(X, y, sample_weight)
+        return float(accuracy_score(y, predicted, sample_weight=sample_weight))
+
+
+def probabilities(logit: np.ndarray) -> np.ndarray:
+    """``[1 - p, p]`` with ``p = σ(logit)``, shape (n, 2), without overflow."""
+    p = expit(logit)
+    return np.column_stack([expit(-logit), p])

@@ -14,19 +14,21 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.feature_selection import SelectorMixin
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._base import (
-    _ENGINE_PARAMS,
-    BaseSparseBoost,
-    check_fit_input,
+from ._base import _ENGINE_PARAMS, BaseSparseBoost, FeatureSelectorMixin, check_fit_input
+from ._validation import (
+    check_labels_sortable,
+    check_sample_weight,
+    check_target,
+    check_X,
+    naming,
     resolve_n_jobs,
     resolve_seed,
 )
+from .estimators import probabilities
 
 # Single-task parameters that multitask boosting does not take: mu_group and
 # mu_task replace mu, and the multitask penalty has no costs, bags or
@@ -44,23 +46,32 @@ _BOOSTER_PARAMETERS = [
 
 
 def _encode_tasks(task, n_rows):
-    """Task labels (any sortable values: ints or strings) -> (sorted unique
+    """Task labels (ints, strings or bools, one kind) -> (sorted unique
     labels, code in 0..T-1 of each row)."""
-    task = np.asarray(task)
-    if task.ndim != 1 or task.shape[0] != n_rows:
-        raise ValueError(
-            f"task must hold one label per row of X ({n_rows} rows), got shape {task.shape}"
-        )
-    if task.dtype.kind == "f" and np.isnan(task).any():
-        raise ValueError("task labels must not be NaN")
-    try:
-        labels, codes = np.unique(task, return_inverse=True)
-    except TypeError as e:
-        raise ValueError(f"task labels must be mutually sortable (all numbers or all strings): {e}")
-    return labels, codes.ravel()
+    with naming("task"):
+        if task is None:
+            raise ValueError("task must hold each row's task label, got None")
+        task = np.asarray(task)
+        if task.ndim != 1 or task.shape[0] != n_rows:
+            raise ValueError(
+                f"task must hold one label per row of X ({n_rows} rows), got shape {task.shape}"
+            )
+        if task.dtype.kind == "f" and not np.isfinite(task).all():
+            raise ValueError("task labels must not be NaN or infinite")
+        if task.dtype.kind not in "biuUf" and not (
+            task.dtype == object
+            and (
+                all(isinstance(t, str) for t in task)
+                or all(isinstance(t, numbers.Integral) for t in task)
+            )
+        ):
+            raise ValueError(
+                "task labels must be all integers or all strings (or bools), got "
+                f"dtype {task.dtype}"
+            )
+        return check_labels_sortable(task, "task")
 
-
-class BaseMultiTaskSparseBoost(SelectorMixin, BaseEstimator):
+class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
     """What the multitask regressor and classifier share. Subclasses define
     ``_objective`` and ``_encode_target``."""
 
@@ -85,26 +96,39 @@ class BaseMultiTaskSparseBoost(SelectorMixin, BaseEstimator):
 
     # -- fitting -------------------------------------------------------
 
-    def _engine_params(self) -> dict:
+    def _engine_params(self, draw_seed: bool = True) -> dict:
         params = {
             name: getattr(self, name) for name in _ENGINE_PARAMS if name not in _SINGLE_TASK_ONLY
         }
         params["objective"] = self._objective
         params["n_threads"] = resolve_n_jobs(self.n_jobs)
-        params["seed"] = resolve_seed(self.random_state)
+        params["seed"] = resolve_seed(self.random_state, draw_seed)
         return params
+
+    def _check_params(self) -> None:
+        """Raise as ``fit`` would for a bad parameter, without fitting (for
+        a loaded model; ``n_features_in_`` and ``tasks_`` must be set)."""
+        _core.check_multitask_params(
+            self._engine_params(draw_seed=False),
+            self._mu("mu_group"),
+            self._mu("mu_task"),
+            len(self.tasks_),
+            self.n_features_in_,
+            self._mask(),
+        )
 
     def _mu(self, name) -> float:
         value = getattr(self, name)
-        if not isinstance(value, numbers.Real) or isinstance(value, bool):
-            raise TypeError(f"{name} must be a number, got {value!r}")
+        if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be a real number, got {value!r}")
         return float(value)
 
     def _mask(self):
         """``task_feature_mask`` as a C-contiguous bool array (n_tasks, d)."""
         if self.task_feature_mask is None:
             return None
-        mask = np.asarray(self.task_feature_mask)
+        with naming("task_feature_mask"):
+            mask = np.asarray(self.task_feature_mask)
         shape = (len(self.tasks_), self.n_features_in_)
         if mask.shape != shape:
             raise ValueError(
@@ -116,7 +140,7 @@ class BaseMultiTaskSparseBoost(SelectorMixin, BaseEstimator):
         return np.ascontiguousarray(mask)
 
     def _fit(self, X, y, task, sample_weight):
-        X, y, sample_weight = check_fit_input(self, X, y, sample_weight)
+        X, y, sample_weight = check_fit_input(self, X, y, sample_weight, labels=self._labels)
         self.tasks_, codes = _encode_tasks(task, X.shape[0])
         counts = np.bincount(codes, minlength=len(self.tasks_))
         if np.any(counts < 2):
@@ -138,7 +162,7 @@ class BaseMultiTaskSparseBoost(SelectorMixin, BaseEstimator):
 
     def _task_codes(self, task, n_rows):
         """Each row's task index in ``tasks_``; a single label means every row."""
-        if np.ndim(task) == 0:
+        if np.ndim(task) == 0 and task is not None:
             task = np.full(n_rows, task, dtype=np.asarray(task).dtype)
         labels, inverse = _encode_tasks(task, n_rows)
         index = {label: t for t, label in enumerate(self.tasks_.tolist())}
@@ -148,13 +172,12 @@ class BaseMultiTaskSparseBoost(SelectorMixin, BaseEstimator):
                 f"unknown task label(s) {unknown}; the model was fitted on tasks "
                 f"{self.tasks_.tolist()}"
             )
-        return np.asarray([index[label] for label in labels.tolist()], dtype=np.intp)[inverse]
+        codes = [index[label] for label in labels.tolist()]
+        return np.asarray(codes, dtype=np.intp)[inverse]
 
     def _raw_predict(self, X, task) -> np.ndarray:
-        check_is_fitted(self, "_model")
-        X = validate_data(
-            self, X, dtype=np.float64, order="C", ensure_all_finite="allow-nan", reset=False
-        )
+        check_is_fitted(self)
+        X = check_X(self, X, reset=False)
         codes = self._task_codes(task, X.shape[0])
         out = np.empty(X.shape[0])
         models = self._model.tasks
@@ -170,13 +193,13 @@ class BaseMultiTaskSparseBoost(SelectorMixin, BaseEstimator):
     def selected_features_(self) -> np.ndarray:
         """Ω_G: indices of the features used by any task, in the order they
         entered the model."""
-        check_is_fitted(self, "_model")
+        check_is_fitted(self)
         return np.asarray(self._model.selected_features, dtype=np.intp)
 
     @property
     def task_selected_features_(self) -> dict:
         """Ω_t of every task: ``{task label: feature indices in entry order}``."""
-        check_is_fitted(self, "_model")
+        check_is_fitted(self)
         return {
             label: np.asarray(features, dtype=np.intp)
             for label, features in zip(self.tasks_.tolist(), self._model.task_selected_features)
@@ -185,37 +208,28 @@ class BaseMultiTaskSparseBoost(SelectorMixin, BaseEstimator):
     @property
     def n_trees_(self) -> np.ndarray:
         """Trees fitted for each task, in ``tasks_`` order."""
-        check_is_fitted(self, "_model")
+        check_is_fitted(self)
         return np.asarray([m.n_trees for m in self._model.tasks], dtype=np.intp)
 
     @property
     def train_loss_(self) -> dict:
         """``{task label: mean training loss of the task after each of its trees}``."""
-        check_is_fitted(self, "_model")
+        check_is_fitted(self)
         return {
             label: np.asarray(m.train_loss)
             for label, m in zip(self.tasks_.tolist(), self._model.tasks)
         }
-
-    def _get_support_mask(self):
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selected_features_] = True
-        return mask
 
     def get_feature_importance(self, kind="gain", normalize=False, task=None) -> np.ndarray:
         """Per-feature importance, ``kind="gain"`` (total split gain) or
         ``"split"`` (number of splits), of one task's trees (``task``: a
         label of ``tasks_``) or of all tasks' trees (``task=None``); shape
         (n_features_in_,)."""
-        check_is_fitted(self, "_model")
-        models = self._model.tasks
-        if task is None:
-            values = sum(m.importances(kind) for m in models)
-        else:
-            values = models[self._task_codes(task, 1)[0]].importances(kind)
-        if normalize and values.sum() > 0:
-            values = values / values.sum()
-        return values
+        check_is_fitted(self)
+        if not isinstance(kind, str):
+            raise TypeError(f"kind must be 'gain' or 'split', got {kind!r}")
+        index = None if task is None else int(self._task_codes(task, 1)[0])
+        return self._model.importances(kind, bool(normalize), index)
 
     @property
     def feature_importances_(self) -> np.ndarray:
@@ -227,9 +241,17 @@ class BaseMultiTaskSparseBoost(SelectorMixin, BaseEstimator):
     def task_feature_importances_(self) -> np.ndarray:
         """Each task's normalised gain importances, shape (n_tasks,
         n_features_in_), rows in ``tasks_`` order."""
+        check_is_fitted(self)
         return np.vstack(
-            [self.get_feature_importance("gain", True, task) for task in self.tasks_.tolist()]
+            [self._model.importances("gain", True, t) for t in range(len(self.tasks_))]
         )
+
+    def _score_inputs(self, X, y, task, sample_weight):
+        """Predictions for ``X`` and ``task`` and the checked ``y`` and
+        ``sample_weight`` that ``score`` compares them with."""
+        predicted = self.predict(X, task)
+        y = check_target(self, y, predicted.shape[0], labels=self._labels)
+        return predicted, y, check_sample_weight(sample_weight, predicted.reshape(-1, 1))
 
     # -- persistence ---------------------------------------------------
 
@@ -319,6 +341,7 @@ class MultiTaskSparseBoostRegressor(RegressorMixin, BaseMultiTaskSparseBoost):
     )
 
     _objective = "squared_error"
+    _labels = False
 
     def _encode_target(self, y, codes):
         return y
@@ -335,7 +358,8 @@ class MultiTaskSparseBoostRegressor(RegressorMixin, BaseMultiTaskSparseBoost):
 
     def score(self, X, y, task, sample_weight=None):
         """R² of ``predict(X, task)`` over all rows."""
-        return r2_score(y, self.predict(X, task), sample_weight=sample_weight)
+        predicted, y, sample_weight = self._score_inputs(X, y, task, sample_weight)
+        return float(r2_score(y, predicted, sample_weight=sample_weight))
 
 
 class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):
@@ -349,10 +373,10 @@ class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):
     )
 
     _objective = "binary_logloss"
+    _labels = True
 
     def _encode_target(self, y, codes):
-        check_classification_targets(y)
-        self.classes_, encoded = np.unique(y, return_inverse=True)
+        self.classes_, encoded = check_labels_sortable(y, "y")
         if len(self.classes_) != 2:
             raise ValueError(
                 "MultiTaskSparseBoostClassifier is binary: y must hold exactly 2 classes, "
@@ -378,8 +402,7 @@ class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):
 
     def predict_proba(self, X, task):
         """Class probabilities, shape (n_samples, 2), columns in ``classes_`` order."""
-        p = 1.0 / (1.0 + np.exp(-self.decision_function(X, task)))
-        return np.column_stack([1.0 - p, p])
+        return probabilities(self.decision_function(X, task))
 
     def predict(self, X, task):
         """Most probable class label, shape (n_samples,)."""
@@ -388,4 +411,5 @@ class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):
 
     def score(self, X, y, task, sample_weight=None):
         """Accuracy of ``predict(X, task)`` over all rows."""
-        return accuracy_score(y, self.predict(X, task), sample_weight=sample_weight)
+        predicted, y, sample_weight = self._score_inputs(X, y, task, sample_weight)
+        return float(accuracy_score(y, predicted, sample_weight=sample_weight))

@@ -7,12 +7,15 @@ File layout (version 1)::
       "version": 1,
       "estimator": "SparseBoostRegressor" | "SparseBoostClassifier"
                    | "MultiTaskSparseBoostRegressor" | "MultiTaskSparseBoostClassifier",
-      "params": {...},            # get_params(); random_state kept only if an int
+      "params": {...},            # get_params(); random_state kept only if an int;
+                                  # dicts and arrays tagged (see _encode)
       "fitted": {
         "n_features_in_": d,
         "feature_names_in_": [...] | null,
         "classes_": [...] | null, # classifier labels, in order
-        "tasks_": [...]           # multitask estimators only: the task labels
+        "classes_dtype": "...",   # their numpy dtype (optional)
+        "tasks_": [...],          # multitask estimators only: the task labels
+        "tasks_dtype": "..."      # their numpy dtype (optional)
       },
       "model": {...}              # the engine's model, format "sparseboost-model"
                                   # ("sparseboost-multitask-model" for multitask)
@@ -22,12 +25,21 @@ The engine's part is documented in the Rust modules ``model`` (trees as flat
 node lists; ``x <= threshold`` goes left, NaN follows ``default_left``) and
 ``multitask::model`` (one such model per task, plus the features used by any
 task).
+
+A model file is untrusted input. ``load_model`` checks every field against
+the others (the estimator against the model's kind and objective, the
+fitted attributes against the model's sizes, the parameters as ``fit``
+would) and the engine checks the trees, so a file either loads into an
+estimator that predicts finite values or is rejected with a ``ValueError``
+naming the field.
 """
 
 from __future__ import annotations
 
 import json
 import numbers
+import os
+import tempfile
 
 import numpy as np
 
@@ -39,71 +51,216 @@ FORMAT = "sparseboost"
 VERSION = 1
 _MULTITASK = (MultiTaskSparseBoostRegressor, MultiTaskSparseBoostClassifier)
 _CLASSES = {c.__name__: c for c in (SparseBoostRegressor, SparseBoostClassifier, *_MULTITASK)}
+_OBJECTIVES = {
+    SparseBoostRegressor: "squared_error",
+    SparseBoostClassifier: "binary_logloss",
+    MultiTaskSparseBoostRegressor: "squared_error",
+    MultiTaskSparseBoostClassifier: "binary_logloss",
+}
+# Label dtypes a file may restore (kinds: bool, int, uint, float, str).
+_LABEL_KINDS = "biufU"
+
+
+def _encode(value):
+    """A parameter value as JSON: numpy scalars as Python numbers; dicts
+    (whose keys may be ints) and arrays tagged so that they come back as
+    they were."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return {"__ndarray__": value.tolist(), "dtype": value.dtype.str}
+    if isinstance(value, dict):
+        return {"__dict__": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if isinstance(value, (list, tuple)):
+        return [_encode(v) for v in value]
+    return value
+
+
+def _decode(value):
+    if isinstance(value, dict) and set(value) == {"__ndarray__", "dtype"}:
+        return np.asarray(value["__ndarray__"], dtype=np.dtype(value["dtype"]))
+    if isinstance(value, dict) and set(value) == {"__dict__"}:
+        return {_hashable(k): _decode(v) for k, v in value["__dict__"]}
+    return value
+
+
+def _hashable(key):
+    return tuple(key) if isinstance(key, list) else key
 
 
 def _jsonable_params(estimator) -> dict:
     params = estimator.get_params(deep=False)
     if not isinstance(params.get("random_state"), (numbers.Integral, type(None))):
         params["random_state"] = None  # a RandomState object cannot be written
-    return {k: _plain(v) for k, v in params.items()}
+    return {k: _encode(v) for k, v in params.items()}
 
 
-def _plain(value):
-    """numpy scalars and arrays as the Python values JSON can hold."""
-    if isinstance(value, (np.generic, np.ndarray)):
-        return value.tolist()
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
+def _labels(values: np.ndarray):
+    """Labels as a JSON list and their dtype."""
+    return values.tolist(), values.dtype.str
 
 
 def save_model(estimator, path) -> None:
-    """Write a fitted sparseboost estimator to ``path`` (JSON)."""
-    if not hasattr(estimator, "_model"):
-        raise ValueError("only a fitted estimator can be saved; call fit first")
+    """Write a fitted sparseboost estimator to ``path`` (JSON). The file is
+    written to a temporary file beside ``path`` and renamed over it, so a
+    failure never leaves a partial file where a model was."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(estimator)
     names = getattr(estimator, "feature_names_in_", None)
     classes = getattr(estimator, "classes_", None)
+    fitted = {
+        "n_features_in_": int(estimator.n_features_in_),
+        "feature_names_in_": None if names is None else [str(n) for n in names],
+        "classes_": None,
+    }
+    if classes is not None:
+        fitted["classes_"], fitted["classes_dtype"] = _labels(classes)
+    if isinstance(estimator, _MULTITASK):
+        fitted["tasks_"], fitted["tasks_dtype"] = _labels(estimator.tasks_)
     document = {
         "format": FORMAT,
         "version": VERSION,
         "estimator": type(estimator).__name__,
         "params": _jsonable_params(estimator),
-        "fitted": {
-            "n_features_in_": int(estimator.n_features_in_),
-            "feature_names_in_": None if names is None else [str(n) for n in names],
-            "classes_": None if classes is None else classes.tolist(),
-        },
+        "fitted": fitted,
         "model": json.loads(estimator._model.to_json()),
     }
-    if isinstance(estimator, _MULTITASK):
-        document["fitted"]["tasks_"] = estimator.tasks_.tolist()
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(document, f)
+    try:
+        text = json.dumps(document, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"the estimator cannot be written as JSON: {e}") from None
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".sparseboost-", suffix=".json", dir=directory)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+class _Fields:
+    """Reads a model file's fields, raising ``ValueError`` that names the
+    field for anything missing or of the wrong kind."""
+
+    def __init__(self, path, document):
+        self.path = path
+        if not isinstance(document, dict):
+            self.fail("the document", "must be a JSON object")
+        self.document = document
+
+    def fail(self, field, message):
+        raise ValueError(f"model file {self.path}: {field} {message}")
+
+    def get(self, *keys, kind=None, optional=False):
+        value = self.document
+        for depth, key in enumerate(keys):
+            if not isinstance(value, dict) or key not in value:
+                if optional:
+                    return None
+                self.fail(".".join(keys[: depth + 1]), "is missing")
+            value = value[key]
+        if kind is not None and not isinstance(value, kind):
+            self.fail(".".join(keys), f"has the wrong type ({type(value).__name__})")
+        return value
+
+    def labels(self, key, dtype_key):
+        """Labels saved with ``_labels``; unique and sorted (as fitting
+        makes them)."""
+        values = self.get("fitted", key, kind=list)
+        dtype = self.get("fitted", dtype_key, kind=str, optional=True)
+        try:
+            labels = np.asarray(values, dtype=None if dtype is None else np.dtype(dtype))
+        except (TypeError, ValueError, OverflowError) as e:
+            self.fail(f"fitted.{key}", f"cannot be read as {dtype}: {e}")
+        if labels.ndim != 1 or labels.dtype.kind not in _LABEL_KINDS:
+            self.fail(f"fitted.{key}", f"must be a list of numbers or strings, got {values!r}")
+        if labels.dtype.kind == "f" and not np.isfinite(labels).all():
+            self.fail(f"fitted.{key}", "must not hold NaN or infinity")
+        if len(np.unique(labels)) != len(labels) or not np.array_equal(np.sort(labels), labels):
+            self.fail(f"fitted.{key}", f"must be distinct and sorted, got {values!r}")
+        return labels
 
 
 def load_model(path):
     """Read an estimator written by ``save_model``; it predicts exactly as
-    the saved one did."""
+    the saved one did. Raises ``ValueError`` naming the field of a file that
+    is not a consistent sparseboost model."""
     with open(path, encoding="utf-8") as f:
-        document = json.load(f)
-    if document.get("format") != FORMAT or document.get("version") != VERSION:
+        try:
+            document = json.load(f)
+        except RecursionError:
+            raise ValueError(f"model file {path}: nested too deeply") from None
+        except ValueError as e:
+            raise ValueError(f"model file {path} is not JSON: {e}") from None
+    fields = _Fields(path, document)
+    if fields.get("format", optional=True) != FORMAT or fields.get(
+        "version", optional=True
+    ) != VERSION:
         raise ValueError(
             f"{path} is not a sparseboost model file (format {document.get('format')!r}, "
             f"version {document.get('version')!r})"
         )
-    cls = _CLASSES.get(document.get("estimator"))
+    name = fields.get("estimator")
+    cls = _CLASSES.get(name) if isinstance(name, str) else None
     if cls is None:
-        raise ValueError(f"unknown estimator {document.get('estimator')!r} in {path}")
-    estimator = cls(**document["params"])
-    fitted = document["fitted"]
-    estimator.n_features_in_ = fitted["n_features_in_"]
-    if fitted["feature_names_in_"] is not None:
-        estimator.feature_names_in_ = np.asarray(fitted["feature_names_in_"], dtype=object)
-    if fitted["classes_"] is not None:
-        estimator.classes_ = np.asarray(fitted["classes_"])
-    if issubclass(cls, _MULTITASK):
-        estimator.tasks_ = np.asarray(fitted["tasks_"])
-        estimator._model = _core.MultiTaskModel.from_json(json.dumps(document["model"]))
-    else:
-        estimator._model = _core.Model.from_json(json.dumps(document["model"]))
+        fields.fail("estimator", f"must be one of {sorted(_CLASSES)}, got {name!r}")
+    multitask = issubclass(cls, _MULTITASK)
+    model_format = fields.get("model", "format", kind=str)
+    expected_format = "sparseboost-multitask-model" if multitask else "sparseboost-model"
+    if model_format != expected_format:
+        fields.fail("estimator", f"{name!r} does not match model.format {model_format!r}")
+    try:
+        if multitask:
+            engine_model = _core.MultiTaskModel.from_json(json.dumps(document["model"]))
+            objectives = {m.objective for m in engine_model.tasks}
+        else:
+            engine_model = _core.Model.from_json(json.dumps(document["model"]))
+            objectives = {engine_model.objective}
+    except ValueError as e:
+        fields.fail("model", f"is invalid: {e}")
+    if objectives != {_OBJECTIVES[cls]}:
+        fields.fail(
+            "estimator", f"{name!r} needs model.objective {_OBJECTIVES[cls]!r}, got {objectives}"
+        )
+    params = fields.get("params", kind=dict)
+    try:
+        estimator = cls(**{key: _decode(value) for key, value in params.items()})
+    except (TypeError, ValueError) as e:
+        fields.fail("params", f"do not fit {name}: {e}")
+    fitted = fields.get("fitted", kind=dict)
+    d = fields.get("fitted", "n_features_in_", kind=int)
+    if engine_model.n_features != d:
+        fields.fail(
+            "fitted.n_features_in_", f"is {d} but the model has {engine_model.n_features} features"
+        )
+    estimator.n_features_in_ = d
+    names = fitted.get("feature_names_in_")
+    if names is not None:
+        if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+            fields.fail("fitted.feature_names_in_", "must be a list of strings or null")
+        if len(names) != d:
+            fields.fail("fitted.feature_names_in_", f"has {len(names)} names for {d} features")
+        estimator.feature_names_in_ = np.asarray(names, dtype=object)
+    if _OBJECTIVES[cls] == "binary_logloss":
+        estimator.classes_ = fields.labels("classes_", "classes_dtype")
+        if len(estimator.classes_) != 2:
+            fields.fail("fitted.classes_", f"must hold 2 labels, got {len(estimator.classes_)}")
+    elif fitted.get("classes_") is not None:
+        fields.fail("fitted.classes_", f"must be null for {name}")
+    if multitask:
+        estimator.tasks_ = fields.labels("tasks_", "tasks_dtype")
+        if engine_model.n_tasks != len(estimator.tasks_):
+            fields.fail(
+                "fitted.tasks_",
+                f"has {len(estimator.tasks_)} labels for {engine_model.n_tasks} tasks",
+            )
+    estimator._model = engine_model
+    try:
+        estimator._check_params()
+    except (TypeError, ValueError) as e:
+        fields.fail("params", f"are invalid: {e}")
     return estimator

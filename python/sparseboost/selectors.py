@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from ._base import BaseSparseBoost, FeatureSelectorMixin
+from ._validation import check_X, naming
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 
 
-class SparseBoostSelector(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
+class SparseBoostSelector(MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
     """Keep the features a sparseboost booster selects while it learns.
 
     Parameters
@@ -36,23 +37,30 @@ class SparseBoostSelector(MetaEstimatorMixin, SelectorMixin, BaseEstimator):
         tags.target_tags.required = True
         return tags
 
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "estimator_")
+
     def fit(self, X, y, **fit_params):
         """Fit the booster on ``X``, ``y``; ``fit_params`` go to its ``fit``."""
-        X, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
+        self.__dict__.pop("estimator_", None)
+        if self.estimator is not None and not isinstance(self.estimator, BaseSparseBoost):
+            raise TypeError(
+                "estimator must be a SparseBoostRegressor or SparseBoostClassifier (or None), "
+                f"got {self.estimator!r}"
+            )
+        X = check_X(self, X, reset=True)
         if self.estimator is None:
-            kind = type_of_target(y)
-            is_labels = kind in ("binary", "multiclass")
-            self.estimator_ = SparseBoostClassifier() if is_labels else SparseBoostRegressor()
+            with naming("y"):
+                is_labels = type_of_target(y) in ("binary", "multiclass")
+            estimator = SparseBoostClassifier() if is_labels else SparseBoostRegressor()
         else:
-            self.estimator_ = clone(self.estimator)
-        self.estimator_.fit(X, y, **fit_params)
+            estimator = clone(self.estimator)
+        # The booster checks y and the fit parameters.
+        self.estimator_ = estimator.fit(X, y, **fit_params)
         return self
 
     @property
-    def selected_features_(self) -> np.ndarray:
-        check_is_fitted(self, "estimator_")
+    def selected_features_(self):
+        """The kept features, in the order they entered the booster."""
+        check_is_fitted(self)
         return self.estimator_.selected_features_
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.get_support()

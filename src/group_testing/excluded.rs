@@ -4,6 +4,7 @@
 //! so each subset holding it can only return it again, and a weaker new
 //! feature sharing its subset is never found.
 
+use super::prefix_cache::SumWord;
 use super::PrefixCache;
 
 /// The excluded features and where they sit in each subset.
@@ -44,14 +45,14 @@ impl Excluded {
     /// Take the excluded features at positions `lo..hi` of subset `g` out of
     /// the pseudo-feature values `sums` of `rows`.
     #[inline]
-    pub fn subtract(
+    pub fn subtract<W: SumWord>(
         &self,
         cache: &PrefixCache,
         g: usize,
         lo: usize,
         hi: usize,
         rows: &[u32],
-        sums: &mut [u16],
+        sums: &mut [W],
     ) {
         let Some(positions) = self.positions.get(g) else {
             return;
@@ -60,7 +61,7 @@ impl Excluded {
             if (lo..hi).contains(&pos) {
                 let levels = cache.levels(feature);
                 for (z, &r) in sums.iter_mut().zip(rows) {
-                    *z = z.wrapping_sub(u16::from(levels[r as usize]));
+                    *z = z.wrapping_sub(W::from_level(levels[r as usize]));
                 }
             }
         }
@@ -72,6 +73,7 @@ mod tests {
     use super::*;
     use crate::binning::bin_matrix;
     use crate::group_testing::draw_subsets;
+    use crate::interrupt::never;
     use crate::rng::Rng;
 
     #[test]
@@ -79,8 +81,9 @@ mod tests {
         let (n, d) = (200, 30);
         let mut rng = Rng::new(2);
         let x: Vec<f64> = (0..n * d).map(|_| rng.next_f64()).collect();
-        let data = bin_matrix(&x, n, d, 32, 1000, 0).unwrap();
-        let cache = PrefixCache::build(&data, draw_subsets(d, 3, 0.2, 5).unwrap());
+        let data = bin_matrix(&x, n, d, 32, 1000, 0, &never).unwrap();
+        let subsets = draw_subsets(d, 3, 0.2, 5).unwrap();
+        let cache = PrefixCache::build(&data, subsets, &never).unwrap();
         let mut excluded = Excluded::new(&cache);
         excluded.add(&cache, 7);
         excluded.add(&cache, 7);
@@ -105,7 +108,7 @@ mod tests {
         let mut tested = 0;
         for g in 0..cache.subsets().len() {
             for (lo, hi) in [(0, 10), (0, 4), (4, 10), (3, 4), (2, 6), (8, 10)] {
-                let mut sums = Vec::new();
+                let mut sums: Vec<u16> = Vec::new();
                 cache.range_sums(g, lo, hi, &rows, &mut sums);
                 excluded.subtract(&cache, g, lo, hi, &rows, &mut sums);
                 assert_eq!(sums, without(g, lo, hi, &[7, 12]));

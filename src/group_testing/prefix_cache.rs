@@ -2,29 +2,38 @@
 //! order.
 //!
 //! Each feature's bin index is quantized to a level in `0..=m` (NaN counts
-//! 0), where `m = min(255, ⌊65535 / L⌋)` for subsets of `L` features, so
-//! that the sum over any range of a subset fits in 16 bits. Levels follow
-//! the quantile bins: monotone in the feature and robust to outliers (the
-//! paper's min-max scaling is not).
+//! 0). Sums are kept in 16 bits while that leaves at least
+//! [`MIN_NARROW_LEVELS`] levels, i.e. for subsets of `L ≤ 4369` features,
+//! with `m = min(255, ⌊65535 / L⌋)` so that the sum over any range of a
+//! subset fits; longer subsets (d/s beyond 4369, up to the 2²⁴ features a
+//! fit may have) keep 32-bit sums and every bin as its own level
+//! (`m = 255`), where 16 bits would quantize every level to 0 or 1 and
+//! leave the group test nothing to measure. Levels follow the quantile
+//! bins: monotone in the feature and robust to outliers (the paper's
+//! min-max scaling is not).
 //!
 //! For subset `g` with features `f_0, f_1, ...` and row `i`, let
-//! `P[k][i] = Σ_{j<k} level(x_i, f_j) mod 2¹⁶`. The cache keeps `P` only at
-//! the checkpoints `k = 0, K, 2K, ...` and `k = L` ([`CHECKPOINT`] = K). The
-//! pseudo-feature of a range whose ends are checkpoints is
-//! `P[hi] − P[lo]` in wrapping arithmetic (exact: the true sum is below
-//! 2¹⁶); the binary search only cuts at checkpoints until a range has at
-//! most K features, whose levels are then summed directly from the level
-//! columns (one byte per row and feature, kept beside the sums).
+//! `P[k][i] = Σ_{j<k} level(x_i, f_j)` modulo the word size. The cache
+//! keeps `P` only at the checkpoints `k = 0, K, 2K, ...` and `k = L`
+//! ([`CHECKPOINT`] = K). The pseudo-feature of a range whose ends are
+//! checkpoints is `P[hi] − P[lo]` in wrapping arithmetic (exact: the true
+//! sum fits the word); the binary search only cuts at checkpoints until a
+//! range has at most K features, whose levels are then summed directly
+//! from the level columns (one byte per row and feature, kept beside the
+//! sums).
 //!
-//! Memory: `p · (⌈L/K⌉ + 1) · n` `u16`s and `n · d` level bytes, about
-//! `2·e·ln(s/δ)/K + 1` bytes per (row, feature): 3.3 for s = 3, δ = 0.1,
-//! 4.2 for s = 10 (the binned data itself is 1 byte). Subsets of up to 257
-//! features keep every bin as its own level; longer ones lose resolution
-//! (`m = 39` for 1667 features), which costs the group test little: the
-//! pseudo-feature sums hundreds of features and is binned to at most 64
-//! bins anyway.
+//! Memory: `p · (⌈L/K⌉ + 1) · n` words and `n · d` level bytes, about
+//! `2·e·ln(s/δ)/K + 1` bytes per (row, feature) with 16-bit words: 3.3 for
+//! s = 3, δ = 0.1, 4.2 for s = 10 (the binned data itself is 1 byte); 32-bit
+//! words double the first term. Subsets of up to 257 features keep every
+//! bin as its own level; longer ones lose resolution (`m = 39` for 1667
+//! features), which costs the group test little: the pseudo-feature sums
+//! hundreds of features and is binned to at most 64 bins anyway.
 
 use crate::binning::BinnedData;
+use crate::error::Result;
+use crate::interrupt::{self, ShouldStop};
+use crate::memory::try_filled;
 use rayon::prelude::*;
 
 /// K: prefix sums are kept at every K-th position of a subset. Ranges of
@@ -35,6 +44,70 @@ use rayon::prelude::*;
 /// K = 8 (medians of 10, two builds alternating), so 8 (see README,
 /// "GT-GBM").
 pub const CHECKPOINT: usize = 8;
+
+/// 16-bit sums are used while they leave at least this many levels per
+/// feature (subsets of up to ⌊65535/15⌋ = 4369 features).
+pub const MIN_NARROW_LEVELS: usize = 15;
+
+/// An unsigned word holding range sums, added and subtracted modulo its
+/// size (exact while true sums fit it).
+pub trait SumWord: Copy + Default + Ord + Send + Sync + 'static {
+    /// The largest value.
+    const MAX: Self;
+    /// Bits of fixed point when mapping a range of values onto bins (the
+    /// word's own width, so any range keeps a non-zero scale).
+    const SHIFT: u32;
+    /// A feature's level.
+    fn from_level(level: u8) -> Self;
+    /// `self + other` modulo the word size.
+    fn wrapping_add(self, other: Self) -> Self;
+    /// `self − other` modulo the word size.
+    fn wrapping_sub(self, other: Self) -> Self;
+    /// The value, widened.
+    fn widen(self) -> u64;
+    /// The cache's sums, if it keeps words of this type.
+    fn sums(cache: &PrefixCache) -> Option<&[Self]>;
+}
+
+macro_rules! sum_word {
+    ($word:ty, $variant:ident) => {
+        impl SumWord for $word {
+            const MAX: Self = <$word>::MAX;
+            const SHIFT: u32 = <$word>::BITS;
+            #[inline]
+            fn from_level(level: u8) -> Self {
+                Self::from(level)
+            }
+            #[inline]
+            fn wrapping_add(self, other: Self) -> Self {
+                <$word>::wrapping_add(self, other)
+            }
+            #[inline]
+            fn wrapping_sub(self, other: Self) -> Self {
+                <$word>::wrapping_sub(self, other)
+            }
+            #[inline]
+            fn widen(self) -> u64 {
+                u64::from(self)
+            }
+            fn sums(cache: &PrefixCache) -> Option<&[Self]> {
+                match &cache.sums {
+                    Sums::$variant(sums) => Some(sums),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+sum_word!(u16, Narrow);
+sum_word!(u32, Wide);
+
+/// The prefix sums, in the word their subsets' length needs.
+#[derive(Debug, Clone)]
+enum Sums {
+    Narrow(Vec<u16>),
+    Wide(Vec<u32>),
+}
 
 /// The checkpointed prefix sums of every subset, checkpoint-major: each
 /// (subset, checkpoint) is one contiguous column of n sums.
@@ -50,53 +123,59 @@ pub struct PrefixCache {
     /// Every feature's level at every row, column-major like the bins.
     levels: Vec<u8>,
     subsets: Vec<Vec<u32>>,
-    sums: Vec<u16>,
+    sums: Sums,
 }
 
 impl PrefixCache {
     /// Build the cache of `subsets` (all of the same length) over `data`,
-    /// in parallel.
-    pub fn build(data: &BinnedData, subsets: Vec<Vec<u32>>) -> Self {
+    /// in parallel. Fails if the memory cannot be had or `should_stop`
+    /// asks to stop (polled once per feature and per subset).
+    pub fn build(
+        data: &BinnedData,
+        subsets: Vec<Vec<u32>>,
+        should_stop: &ShouldStop,
+    ) -> Result<Self> {
         let n = data.n_rows;
         let len = subsets.first().map_or(0, Vec::len);
         assert!(
             subsets.iter().all(|s| s.len() == len),
             "subsets must have one length"
         );
-        let max_level = (u16::MAX as usize / len.max(1)).min(255) as u32;
+        let narrow = u16::MAX as usize / len.max(1) >= MIN_NARROW_LEVELS;
+        let word_max = if narrow {
+            u16::MAX as usize
+        } else {
+            u32::MAX as usize
+        };
+        let max_level = (word_max / len.max(1)).min(255) as u32;
         // Looked up once per feature rather than once per subset holding it
         // (about e·ln(s/δ) of them); adding u8 columns vectorizes where
         // lookups do not.
-        let mut levels = vec![0u8; n * data.n_features];
+        let mut levels = try_filled::<u8>(n * data.n_features, "the group-testing levels")?;
         levels
             .par_chunks_mut(n.max(1))
             .enumerate()
-            .for_each(|(f, out)| {
+            .try_for_each(|(f, out)| {
+                interrupt::check(should_stop)?;
                 let table = level_table(data, f, max_level);
                 for (level, &b) in out.iter_mut().zip(data.column(f)) {
                     *level = table[b as usize];
                 }
-            });
-        let level_column = |f: u32| &levels[f as usize * n..(f as usize + 1) * n];
+                Ok(())
+            })?;
         let n_checkpoints = len.div_ceil(CHECKPOINT) + 1;
-        let mut sums = vec![0u16; subsets.len() * n_checkpoints * n];
-        sums.par_chunks_mut((n_checkpoints * n).max(1))
-            .zip(&subsets)
-            .for_each(|(block, subset)| {
-                // Column 0 stays 0; each later checkpoint adds the levels of
-                // the features since the previous one.
-                for (c, chunk) in subset.chunks(CHECKPOINT).enumerate() {
-                    let (done, rest) = block.split_at_mut((c + 1) * n);
-                    let out = &mut rest[..n];
-                    out.copy_from_slice(&done[c * n..]);
-                    for &f in chunk {
-                        for (sum, &level) in out.iter_mut().zip(level_column(f)) {
-                            *sum = sum.wrapping_add(u16::from(level));
-                        }
-                    }
-                }
-            });
-        PrefixCache {
+        let n_sums = subsets.len() * n_checkpoints * n;
+        let what = "the group-testing prefix-sum cache (lower gt_n_features or raise gt_delta)";
+        let sums = if narrow {
+            let mut sums = try_filled::<u16>(n_sums, what)?;
+            fill_sums(&mut sums, &subsets, &levels, n, should_stop)?;
+            Sums::Narrow(sums)
+        } else {
+            let mut sums = try_filled::<u32>(n_sums, what)?;
+            fill_sums(&mut sums, &subsets, &levels, n, should_stop)?;
+            Sums::Wide(sums)
+        };
+        Ok(PrefixCache {
             n_rows: n,
             len,
             n_checkpoints,
@@ -104,7 +183,7 @@ impl PrefixCache {
             levels,
             subsets,
             sums,
-        }
+        })
     }
 
     /// The subsets, each in its search order.
@@ -120,6 +199,11 @@ impl PrefixCache {
     /// The highest level of a quantized feature value.
     pub fn max_level(&self) -> u32 {
         self.max_level
+    }
+
+    /// Whether the sums are 32-bit (long subsets).
+    pub fn is_wide(&self) -> bool {
+        matches!(self.sums, Sums::Wide(_))
     }
 
     /// The level of feature `f` at every row.
@@ -145,25 +229,33 @@ impl PrefixCache {
     }
 
     /// The prefix sums at checkpoint position `k` of subset `g` (the sum of
-    /// positions `0..k`) at each of `rows`, appended to `out`.
-    pub fn prefix_sums(&self, g: usize, k: usize, rows: &[u32], out: &mut Vec<u16>) {
+    /// positions `0..k`) at each of `rows`, appended to `out`. `W` must be
+    /// the cache's word ([`PrefixCache::is_wide`]).
+    pub fn prefix_sums<W: SumWord>(&self, g: usize, k: usize, rows: &[u32], out: &mut Vec<W>) {
         let c = self
             .checkpoint(k)
             .unwrap_or_else(|| panic!("position {k} is not a checkpoint"));
-        let column = self.column(g, c);
+        let column = self.column::<W>(g, c);
         out.extend(rows.iter().map(|&r| column[r as usize]));
     }
 
     /// The sum of the levels of positions `lo..hi` of subset `g` at each of
     /// `rows`, added up feature by feature (for short ranges), appended to
     /// `out`.
-    pub fn direct_sums(&self, g: usize, lo: usize, hi: usize, rows: &[u32], out: &mut Vec<u16>) {
+    pub fn direct_sums<W: SumWord>(
+        &self,
+        g: usize,
+        lo: usize,
+        hi: usize,
+        rows: &[u32],
+        out: &mut Vec<W>,
+    ) {
         let first = out.len();
-        out.resize(first + rows.len(), 0);
+        out.resize(first + rows.len(), W::default());
         for &f in &self.subsets[g][lo..hi] {
             let levels = self.levels(f as usize);
             for (sum, &r) in out[first..].iter_mut().zip(rows) {
-                *sum = sum.wrapping_add(u16::from(levels[r as usize]));
+                *sum = sum.wrapping_add(W::from_level(levels[r as usize]));
             }
         }
     }
@@ -173,10 +265,17 @@ impl PrefixCache {
     /// checkpoints, else summed directly. The tests' reference: the search
     /// itself gets each half from one new column ([`super::search`]).
     #[cfg(test)]
-    pub fn range_sums(&self, g: usize, lo: usize, hi: usize, rows: &[u32], out: &mut Vec<u16>) {
+    pub fn range_sums<W: SumWord>(
+        &self,
+        g: usize,
+        lo: usize,
+        hi: usize,
+        rows: &[u32],
+        out: &mut Vec<W>,
+    ) {
         match (self.checkpoint(lo), self.checkpoint(hi)) {
             (Some(a), Some(b)) => {
-                let (start, end) = (self.column(g, a), self.column(g, b));
+                let (start, end) = (self.column::<W>(g, a), self.column::<W>(g, b));
                 out.extend(
                     rows.iter()
                         .map(|&r| end[r as usize].wrapping_sub(start[r as usize])),
@@ -198,15 +297,55 @@ impl PrefixCache {
     }
 
     /// The sums at checkpoint `c` of subset `g`, for all rows.
-    fn column(&self, g: usize, c: usize) -> &[u16] {
+    fn column<W: SumWord>(&self, g: usize, c: usize) -> &[W] {
+        let sums = W::sums(self).expect("the search reads the cache's own word");
         let start = (g * self.n_checkpoints + c) * self.n_rows;
-        &self.sums[start..start + self.n_rows]
+        &sums[start..start + self.n_rows]
     }
 
     /// Bytes held by the sums and the levels.
     pub fn memory_bytes(&self) -> usize {
-        self.sums.len() * std::mem::size_of::<u16>() + self.levels.len()
+        let sums = match &self.sums {
+            Sums::Narrow(s) => std::mem::size_of_val(s.as_slice()),
+            Sums::Wide(s) => std::mem::size_of_val(s.as_slice()),
+        };
+        sums + self.levels.len()
     }
+}
+
+/// Fill each subset's block of `n_checkpoints · n` sums (checkpoint-major).
+fn fill_sums<W: SumWord>(
+    sums: &mut [W],
+    subsets: &[Vec<u32>],
+    levels: &[u8],
+    n: usize,
+    should_stop: &ShouldStop,
+) -> Result<()> {
+    let Some(len) = subsets.first().map(Vec::len) else {
+        return Ok(());
+    };
+    let n_checkpoints = len.div_ceil(CHECKPOINT) + 1;
+    let level_column = |f: u32| &levels[f as usize * n..(f as usize + 1) * n];
+    sums.par_chunks_mut((n_checkpoints * n).max(1))
+        .zip(subsets)
+        .try_for_each(|(block, subset)| {
+            // Column 0 stays 0; each later checkpoint adds the levels of
+            // the features since the previous one.
+            for (c, chunk) in subset.chunks(CHECKPOINT).enumerate() {
+                if c % 64 == 0 {
+                    interrupt::check(should_stop)?;
+                }
+                let (done, rest) = block.split_at_mut((c + 1) * n);
+                let out = &mut rest[..n];
+                out.copy_from_slice(&done[c * n..]);
+                for &f in chunk {
+                    for (sum, &level) in out.iter_mut().zip(level_column(f)) {
+                        *sum = sum.wrapping_add(W::from_level(level));
+                    }
+                }
+            }
+            Ok(())
+        })
 }
 
 /// The level of each bin of feature `f`: value bins spread evenly over
@@ -226,16 +365,28 @@ mod tests {
     use super::*;
     use crate::binning::bin_matrix;
     use crate::group_testing::draw_subsets;
+    use crate::interrupt::never;
     use crate::rng::Rng;
 
     /// Every range the binary search can ask for (ends at checkpoints, or at
-    /// most K features) equals the direct sum of levels.
-    fn check_every_range(n: usize, d: usize, s: usize, max_bins: usize) {
+    /// most K features) equals the direct sum of levels; returns the cache.
+    fn check_every_range(n: usize, d: usize, s: usize, max_bins: usize) -> PrefixCache {
         let mut rng = Rng::new(9);
         let mut x: Vec<f64> = (0..n * d).map(|_| rng.next_f64()).collect();
         x[5 * d + 3] = f64::NAN;
-        let data = bin_matrix(&x, n, d, max_bins, 1000, 0).unwrap();
-        let cache = PrefixCache::build(&data, draw_subsets(d, s, 0.2, 1).unwrap());
+        let data = bin_matrix(&x, n, d, max_bins, 1000, 0, &never).unwrap();
+        let subsets = draw_subsets(d, s, 0.2, 1).unwrap();
+        let cache = PrefixCache::build(&data, subsets, &never).unwrap();
+        if cache.is_wide() {
+            check_ranges::<u32>(&cache, &data, n);
+        } else {
+            check_ranges::<u16>(&cache, &data, n);
+        }
+        cache
+    }
+
+    fn check_ranges<W: SumWord>(cache: &PrefixCache, data: &BinnedData, n: usize) {
+        let d = data.n_features;
         let m = cache.max_level();
         let level = |i: usize, f: u32| {
             let mapper = &data.mappers[f as usize];
@@ -247,33 +398,42 @@ mod tests {
                 b as u32 * m.min(top) / top
             }
         };
-        let rows = [0u32, 5, 77, n as u32 - 1];
+        let rows: Vec<u32> = [0u32, 5, 77, n as u32 - 1]
+            .into_iter()
+            .filter(|&r| (r as usize) < n)
+            .collect();
         let len = cache.subset_len();
         let ends: Vec<usize> = (0..=len)
             .filter(|&k| k.is_multiple_of(CHECKPOINT) || k == len)
             .collect();
+        // Long subsets: every 97th start, or the pairs would be billions.
+        let step = if len > 1000 { 97 } else { 1 };
         let mut ranges: Vec<(usize, usize)> = Vec::new();
-        for (i, &lo) in ends.iter().enumerate() {
-            ranges.extend(ends[i..].iter().map(|&hi| (lo, hi)));
+        for (i, &lo) in ends.iter().enumerate().step_by(step) {
+            ranges.extend(ends[i..].iter().step_by(step).map(|&hi| (lo, hi)));
+            ranges.push((lo, len));
         }
-        for lo in 0..len {
+        for lo in (0..len).step_by(step) {
             ranges.extend((lo..=len.min(lo + CHECKPOINT)).map(|hi| (lo, hi)));
         }
-        let mut sums = Vec::new();
+        let mut sums: Vec<W> = Vec::new();
         for (g, subset) in cache.subsets().iter().enumerate() {
             for &(lo, hi) in &ranges {
                 sums.clear();
                 cache.range_sums(g, lo, hi, &rows, &mut sums);
                 for (&i, &got) in rows.iter().zip(&sums) {
-                    let direct: u32 = subset[lo..hi].iter().map(|&f| level(i as usize, f)).sum();
-                    assert_eq!(got as u32, direct, "subset {g}, range {lo}..{hi}");
+                    let direct: u64 = subset[lo..hi]
+                        .iter()
+                        .map(|&f| u64::from(level(i as usize, f)))
+                        .sum();
+                    assert_eq!(got.widen(), direct, "subset {g}, range {lo}..{hi}");
                 }
             }
         }
         let columns = len.div_ceil(CHECKPOINT) + 1;
         assert_eq!(
             cache.memory_bytes(),
-            cache.subsets().len() * columns * n * 2 + d * n
+            cache.subsets().len() * columns * n * std::mem::size_of::<W>() + d * n
         );
     }
 
@@ -288,13 +448,37 @@ mod tests {
     fn long_subsets_are_quantized_so_sums_fit_16_bits() {
         // One subset of 600 features: levels 0..=109 instead of 255 bins,
         // or the sum of a long range would overflow 16 bits.
-        check_every_range(300, 600, 1, 255);
+        let cache = check_every_range(300, 600, 1, 255);
+        assert!(!cache.is_wide());
+        assert_eq!(cache.max_level(), 109);
+    }
+
+    #[test]
+    fn subsets_too_long_for_16_bits_keep_32_bit_sums_and_every_bin() {
+        // 16 bits would leave 14 levels for 4370 features, and none at all
+        // beyond 65535 (every level 0: the test could not tell features
+        // apart).
+        let cache = check_every_range(40, 4370, 1, 255);
+        assert!(cache.is_wide());
+        assert_eq!(cache.max_level(), 255);
+        let cache = check_every_range(20, 100_000, 1, 255);
+        assert!(cache.is_wide());
+        assert_eq!(cache.max_level(), 255);
+    }
+
+    #[test]
+    fn building_stops_when_asked() {
+        let data = bin_matrix(&[0.5; 40 * 30], 40, 30, 8, 40, 0, &never).unwrap();
+        let subsets = draw_subsets(30, 3, 0.1, 0).unwrap();
+        let stop = || true;
+        let e = PrefixCache::build(&data, subsets, &stop).unwrap_err();
+        assert_eq!(e, crate::error::SbError::Interrupted);
     }
 
     #[test]
     fn cuts_fall_on_checkpoints_and_leave_two_nonempty_halves() {
-        let data = bin_matrix(&[0.0; 10 * 50], 10, 50, 8, 10, 0).unwrap();
-        let cache = PrefixCache::build(&data, vec![(0..50).collect()]);
+        let data = bin_matrix(&[0.0; 10 * 50], 10, 50, 8, 10, 0, &never).unwrap();
+        let cache = PrefixCache::build(&data, vec![(0..50).collect()], &never).unwrap();
         let mut stack = vec![(0, 50)];
         while let Some((lo, hi)) = stack.pop() {
             if hi - lo < 2 {

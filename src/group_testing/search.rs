@@ -1,5 +1,6 @@
 //! The group test and the binary search over one subset.
 
+use super::prefix_cache::SumWord;
 use super::{Excluded, PrefixCache};
 use crate::binning::BinnedData;
 use crate::histogram::{fill_bins, HistBin, NodeGradients};
@@ -36,18 +37,19 @@ pub struct GroupTestNode<'a> {
 
 /// The group test: the best split gain of a pseudo-feature, given by its
 /// value at each of the node's rows (0 if it has no valid split).
-pub fn pseudo_feature_gain(values: &[u16], node: &GroupTestNode) -> f64 {
+pub fn pseudo_feature_gain<W: SumWord>(values: &[W], node: &GroupTestNode) -> f64 {
     let (min, max) = values
         .iter()
-        .fold((u16::MAX, 0), |(a, b), &z| (a.min(z), b.max(z)));
+        .fold((W::MAX, W::default()), |(a, b), &z| (a.min(z), b.max(z)));
     if values.is_empty() || min == max {
         return 0.0;
     }
     let n_bins = (values.len() as u32 / ROWS_PER_PSEUDO_BIN).clamp(8, MAX_PSEUDO_BINS);
-    // Fixed point instead of a division per row: bin = (z − min)·scale >> 16,
-    // at most n_bins − 1.
-    let scale = (u64::from(n_bins - 1) << 16) / u64::from(max - min);
-    let to_bin = |z: u16| ((u64::from(z - min) * scale) >> 16) as u8;
+    // Fixed point instead of a division per row: bin = (z − min)·scale >> SHIFT,
+    // at most n_bins − 1 (in u128: 32-bit sums times the scale need 70 bits).
+    let range = u128::from(max.wrapping_sub(min).widen());
+    let scale = (u128::from(n_bins - 1) << W::SHIFT) / range;
+    let to_bin = |z: W| ((u128::from(z.wrapping_sub(min).widen()) * scale) >> W::SHIFT) as u8;
     // The last slot is the (empty) NaN bin the split finder expects.
     let mut hist = [HistBin::default(); MAX_PSEUDO_BINS as usize + 1];
     let hist = &mut hist[..n_bins as usize + 1];
@@ -58,39 +60,39 @@ pub fn pseudo_feature_gain(values: &[u16], node: &GroupTestNode) -> f64 {
 /// The pseudo-features of one subset's search at the node's rows, reused
 /// from one subset to the next.
 #[derive(Debug, Default)]
-pub struct SearchBuffers {
+pub struct SearchBuffers<W> {
     /// The range being halved.
-    whole: Vec<u16>,
+    whole: Vec<W>,
     /// Its two halves.
-    left: Vec<u16>,
-    right: Vec<u16>,
+    left: Vec<W>,
+    right: Vec<W>,
     /// The prefix sums at a checkpoint (the range's start while that is one).
-    start: Vec<u16>,
+    start: Vec<W>,
     /// The prefix sums at the cut.
-    at_cut: Vec<u16>,
+    at_cut: Vec<W>,
 }
 
 /// Binary search in subset `g`: halve the range (at a checkpoint of the
 /// cache while it is long), keep the half whose pseudo-feature splits the
-/// node better, until one feature is left.
+/// node better, until one feature is left. `W` is the cache's word.
 ///
 /// Each halving reads one new column of the cache: the left half is the
 /// prefix sum at the cut minus the one at the range's start (kept from the
 /// halving before), and the right half is the range minus the left half
 /// (SPEC section 3: "the other half's pseudo-feature can come by
 /// subtraction"). The values are those of summing each half on its own.
-pub fn search_subset(
+pub fn search_subset<W: SumWord>(
     cache: &PrefixCache,
     g: usize,
     node: &GroupTestNode,
-    buf: &mut SearchBuffers,
+    buf: &mut SearchBuffers<W>,
 ) -> usize {
     let rows = node.rows;
     let (mut lo, mut hi) = (0, cache.subset_len());
     // `buf.start` holds the prefix sums at this position (0 at position 0).
     let mut start_at = 0;
     buf.start.clear();
-    buf.start.resize(rows.len(), 0);
+    buf.start.resize(rows.len(), W::default());
     buf.whole.clear();
     cache.prefix_sums(g, hi, rows, &mut buf.whole);
     node.excluded
@@ -140,15 +142,23 @@ pub fn search_subset(
 /// The candidate set C: the survivor of every subset's search, ascending
 /// and without repeats. Subsets are searched in parallel.
 pub fn candidate_features(cache: &PrefixCache, node: &GroupTestNode) -> Vec<usize> {
-    let mut found: Vec<usize> = (0..cache.subsets().len())
-        .into_par_iter()
-        .map_init(SearchBuffers::default, |buf, g| {
-            search_subset(cache, g, node, buf)
-        })
-        .collect();
+    let mut found = if cache.is_wide() {
+        search_all::<u32>(cache, node)
+    } else {
+        search_all::<u16>(cache, node)
+    };
     found.sort_unstable();
     found.dedup();
     found
+}
+
+fn search_all<W: SumWord>(cache: &PrefixCache, node: &GroupTestNode) -> Vec<usize> {
+    (0..cache.subsets().len())
+        .into_par_iter()
+        .map_init(SearchBuffers::<W>::default, |buf, g| {
+            search_subset(cache, g, node, buf)
+        })
+        .collect()
 }
 
 /// The candidates at the root of a squared-error fit of `y` (all rows, the
@@ -192,12 +202,14 @@ mod tests {
     use super::*;
     use crate::binning::bin_matrix;
     use crate::group_testing::{draw_subsets, Excluded};
+    use crate::interrupt::never;
     use crate::rng::Rng;
 
     /// Root-node candidates for squared error on row-major `x`.
     fn root_candidates(x: &[f64], y: &[f64], d: usize, s: usize, seed: u64) -> Vec<usize> {
-        let data = bin_matrix(x, y.len(), d, 255, 200_000, 0).unwrap();
-        let cache = PrefixCache::build(&data, draw_subsets(d, s, 0.1, seed).unwrap());
+        let data = bin_matrix(x, y.len(), d, 255, 200_000, 0, &never).unwrap();
+        let subsets = draw_subsets(d, s, 0.1, seed).unwrap();
+        let cache = PrefixCache::build(&data, subsets, &never).unwrap();
         squared_error_root_candidates(&data, y, &cache, &Excluded::new(&cache), 20)
     }
 
@@ -216,10 +228,37 @@ mod tests {
         }
     }
 
+    #[test]
+    fn one_subset_of_100000_features_still_finds_the_planted_one() {
+        // s = 1: a single subset of all d features. Its range sums need 32
+        // bits; with 16 every level was 0, every test a tie, and the search
+        // returned the subset's first feature whatever the data.
+        let (n, d, planted) = (40, 100_000, 76_543);
+        let mut x = vec![0.0; n * d];
+        let mut rng = Rng::new(3);
+        let y: Vec<f64> = (0..n)
+            .map(|i| {
+                let v = rng.next_f64();
+                x[i * d + planted] = v;
+                if v > 0.5 {
+                    3.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let data = bin_matrix(&x, n, d, 255, 200_000, 0, &never).unwrap();
+        let subsets = draw_subsets(d, 1, 0.1, 0).unwrap();
+        let cache = PrefixCache::build(&data, subsets, &never).unwrap();
+        assert!(cache.is_wide());
+        let found = squared_error_root_candidates(&data, &y, &cache, &Excluded::new(&cache), 5);
+        assert_eq!(found, vec![planted]);
+    }
+
     /// The search as the paper states it: both halves summed on their own.
     fn reference_search(cache: &PrefixCache, g: usize, node: &GroupTestNode) -> usize {
         let half = |lo: usize, hi: usize| {
-            let mut values = Vec::new();
+            let mut values: Vec<u16> = Vec::new();
             cache.range_sums(g, lo, hi, node.rows, &mut values);
             node.excluded
                 .subtract(cache, g, lo, hi, node.rows, &mut values);
@@ -242,10 +281,11 @@ mod tests {
         let (n, d) = (1200, 300);
         let mut rng = Rng::new(6);
         let x: Vec<f64> = (0..n * d).map(|_| rng.next_f64()).collect();
-        let data = bin_matrix(&x, n, d, 255, 200_000, 0).unwrap();
+        let data = bin_matrix(&x, n, d, 255, 200_000, 0, &never).unwrap();
         // Subsets of 23 and 100 features: ranges end off checkpoints too.
         for s in [13, 3] {
-            let cache = PrefixCache::build(&data, draw_subsets(d, s, 0.1, 2).unwrap());
+            let subsets = draw_subsets(d, s, 0.1, 2).unwrap();
+            let cache = PrefixCache::build(&data, subsets, &never).unwrap();
             let mut excluded = Excluded::new(&cache);
             for f in [5, 77, 150, 299] {
                 excluded.add(&cache, f);
@@ -273,7 +313,7 @@ mod tests {
                 },
                 excluded: &excluded,
             };
-            let mut buf = SearchBuffers::default();
+            let mut buf = SearchBuffers::<u16>::default();
             let mut distinct = Vec::new();
             for g in 0..cache.subsets().len() {
                 let found = search_subset(&cache, g, &node, &mut buf);

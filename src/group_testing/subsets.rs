@@ -8,8 +8,19 @@ pub fn n_subsets(s: usize, delta: f64) -> usize {
     if s <= 1 {
         return 1;
     }
-    (std::f64::consts::E * s as f64 * (s as f64 / delta).ln()).ceil() as usize
+    let ratio = s as f64 / delta;
+    // A subnormal δ overflows s/δ; the logarithm itself is always finite.
+    let log = if ratio.is_finite() {
+        ratio.ln()
+    } else {
+        (s as f64).ln() - delta.ln()
+    };
+    (std::f64::consts::E * s as f64 * log).ceil() as usize
 }
+
+/// The most subset entries (p · ⌈d/s⌉) a fit may draw: 2³¹ `u32`s are
+/// 8 GiB before the cache itself, which needs more.
+pub const MAX_SUBSET_ENTRIES: usize = 1 << 31;
 
 /// Draw `n_subsets(s, δ)` subsets of `0..d`, each of `⌈d/s⌉` distinct
 /// features in a random order (for `s = 1`: one subset, all of `0..d`,
@@ -22,12 +33,20 @@ pub fn draw_subsets(d: usize, s: usize, delta: f64, seed: u64) -> Result<Vec<Vec
     }
     if !(delta > 0.0 && delta < 1.0) {
         return Err(SbError::InvalidParameter(format!(
-            "gt_delta must be in (0, 1), got {delta}"
+            "gt_delta must be in (0, 1), got {delta:?}"
         )));
     }
     let size = d.div_ceil(s);
+    let p = n_subsets(s, delta);
+    if p.saturating_mul(size) > MAX_SUBSET_ENTRIES {
+        return Err(SbError::InvalidParameter(format!(
+            "group testing would draw {p} subsets of {size} features (gt_n_features={s}, \
+             gt_delta={delta:?}), more than {MAX_SUBSET_ENTRIES} entries; lower gt_n_features \
+             or raise gt_delta"
+        )));
+    }
     let mut rng = Rng::derive(seed, 0x6775_7073); // a stream of its own
-    Ok((0..n_subsets(s, delta))
+    Ok((0..p)
         .map(|_| {
             let mut subset: Vec<u32> = rng
                 .sample_sorted(d, size)
@@ -60,6 +79,11 @@ mod tests {
         assert_eq!(draw_subsets(100, 3, 0.1, 7).unwrap(), subsets);
         assert_ne!(draw_subsets(100, 3, 0.1, 8).unwrap(), subsets);
         assert!(draw_subsets(10, 0, 0.1, 0).is_err());
+        // A subnormal δ: s/δ overflows, p does not.
+        assert_eq!(n_subsets(10, 1e-310), 19_466);
+        assert_eq!(draw_subsets(20, 10, 1e-310, 0).unwrap().len(), 19_466);
+        let e = draw_subsets(1 << 24, 1 << 24, 1e-310, 0).unwrap_err();
+        assert!(e.to_string().contains("gt_delta"), "{e}");
         assert!(draw_subsets(10, 3, 1.0, 0).is_err());
     }
 }

@@ -17,10 +17,12 @@
 
 use super::{NodeBuffers, OpenLeaf, TreeGrower};
 use crate::binning::BinnedData;
+use crate::error::Result;
 use crate::group_testing::{
     candidate_features, draw_subsets, Excluded, GroupTestNode, PrefixCache,
 };
 use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram, NodeGradients};
+use crate::interrupt::ShouldStop;
 use crate::params::BoosterParams;
 use crate::penalty::Penalty;
 use crate::split::{
@@ -52,13 +54,16 @@ pub(super) struct GroupTesting {
 
 impl GroupTesting {
     /// Draw the subsets (from the fit's seed) and build their cache.
-    pub(super) fn new(data: &BinnedData, params: &BoosterParams) -> Self {
+    pub(super) fn new(
+        data: &BinnedData,
+        params: &BoosterParams,
+        should_stop: &ShouldStop,
+    ) -> Result<Self> {
         let d = data.n_features;
         let s = params.gt_n_features.clamp(1, d.max(1));
-        let subsets = draw_subsets(d, s, params.gt_delta, params.seed)
-            .expect("gt_n_features and gt_delta are validated before the fit");
-        let cache = PrefixCache::build(data, subsets);
-        GroupTesting {
+        let subsets = draw_subsets(d, s, params.gt_delta, params.seed)?;
+        let cache = PrefixCache::build(data, subsets, should_stop)?;
+        Ok(GroupTesting {
             excluded: Excluded::new(&cache),
             cache,
             used: vec![false; d],
@@ -66,7 +71,7 @@ impl GroupTesting {
             allowed: vec![false; d],
             large_buf: NodeBuffers::default(),
             max_rows: params.gt_max_rows,
-        }
+        })
     }
 
     /// (number of subsets, bytes of the cache).
@@ -377,6 +382,7 @@ impl TreeGrower<'_> {
 mod tests {
     use super::*;
     use crate::binning::bin_matrix;
+    use crate::interrupt::never;
     use crate::params::SplitSearch;
     use crate::penalty::NoPenalty;
     use crate::rng::Rng;
@@ -395,7 +401,7 @@ mod tests {
             .collect();
         let mean = y.iter().sum::<f64>() / n as f64;
         let grad = y.iter().map(|t| mean - t).collect();
-        (bin_matrix(&x, n, d, 63, 100_000, 0).unwrap(), grad)
+        (bin_matrix(&x, n, d, 63, 100_000, 0, &never).unwrap(), grad)
     }
 
     fn params(split_search: SplitSearch, max_leaves: usize, seed: u64) -> BoosterParams {
@@ -414,6 +420,7 @@ mod tests {
         let features: Vec<usize> = (0..d).collect();
         grower
             .grow(grad, &hess, rows, &features, &mut NoPenalty)
+            .unwrap()
             .tree
     }
 
@@ -446,7 +453,7 @@ mod tests {
             .collect();
         let mean = y.iter().sum::<f64>() / n as f64;
         let grad: Vec<f64> = y.iter().map(|t| mean - t).collect();
-        let data = bin_matrix(&x, n, d, 63, 100_000, 0).unwrap();
+        let data = bin_matrix(&x, n, d, 63, 100_000, 0, &never).unwrap();
         let with = |split_search| BoosterParams {
             gt_n_features: 3,
             min_gain: 200.0,
@@ -456,10 +463,14 @@ mod tests {
             with(SplitSearch::GroupTesting),
             with(SplitSearch::Exhaustive),
         );
-        let mut grower = TreeGrower::new(&data, &gt_params);
+        let mut grower = TreeGrower::new(&data, &gt_params, &never).unwrap();
         assert!(!root_candidates(&mut grower, &data, &grad).contains(&planted));
         let group_tested = grow(&mut grower, &grad, d);
-        let exhaustive = grow(&mut TreeGrower::new(&data, &exhaustive_params), &grad, d);
+        let exhaustive = grow(
+            &mut TreeGrower::new(&data, &exhaustive_params, &never).unwrap(),
+            &grad,
+            d,
+        );
         assert_eq!(group_tested.nodes[0].feature as usize, planted);
         assert_eq!(group_tested.nodes, exhaustive.nodes);
     }
@@ -472,8 +483,12 @@ mod tests {
             let (data, grad) = problem(n, d, seed);
             let exhaustive_params = params(SplitSearch::Exhaustive, 2, seed);
             let gt_params = params(SplitSearch::GroupTesting, 2, seed);
-            let exhaustive = grow(&mut TreeGrower::new(&data, &exhaustive_params), &grad, d);
-            let mut grower = TreeGrower::new(&data, &gt_params);
+            let exhaustive = grow(
+                &mut TreeGrower::new(&data, &exhaustive_params, &never).unwrap(),
+                &grad,
+                d,
+            );
+            let mut grower = TreeGrower::new(&data, &gt_params, &never).unwrap();
             let found = root_candidates(&mut grower, &data, &grad);
             let group_tested = grow(&mut grower, &grad, d);
             let feature = exhaustive.nodes[0].feature as usize;
@@ -496,8 +511,12 @@ mod tests {
             let (data, grad) = problem(1500, d, seed);
             let exhaustive_params = params(SplitSearch::Exhaustive, 16, seed);
             let gt_params = params(SplitSearch::GroupTesting, 16, seed);
-            let exhaustive = grow(&mut TreeGrower::new(&data, &exhaustive_params), &grad, d);
-            let mut grower = TreeGrower::new(&data, &gt_params);
+            let exhaustive = grow(
+                &mut TreeGrower::new(&data, &exhaustive_params, &never).unwrap(),
+                &grad,
+                d,
+            );
+            let mut grower = TreeGrower::new(&data, &gt_params, &never).unwrap();
             for f in 0..d {
                 grower.group_testing.as_mut().unwrap().mark_used(f);
             }

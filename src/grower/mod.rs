@@ -9,7 +9,9 @@
 mod group_tested;
 
 use crate::binning::BinnedData;
+use crate::error::Result;
 use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram, NodeGradients};
+use crate::interrupt::{self, ShouldStop};
 use crate::params::{BoosterParams, SplitSearch};
 use crate::partition::partition_segment;
 use crate::penalty::{Changed, Penalty};
@@ -42,8 +44,6 @@ pub struct GrownTree {
     pub rows: Vec<u32>,
     /// The segment of every leaf.
     pub leaves: Vec<LeafSegment>,
-    /// The feature of every split, in the order the splits were made.
-    pub split_features: Vec<usize>,
 }
 
 /// A leaf that may still be split.
@@ -92,12 +92,23 @@ pub struct TreeGrower<'a> {
     constant_hess: Option<f64>,
     /// GT-GBM's state, when nodes search by group testing.
     group_testing: Option<GroupTesting>,
+    /// Polled before every split, so that a large tree stops early.
+    should_stop: &'a ShouldStop<'a>,
 }
 
 impl<'a> TreeGrower<'a> {
-    /// A grower for `data` with `params`.
-    pub fn new(data: &'a BinnedData, params: &'a BoosterParams) -> Self {
-        TreeGrower {
+    /// A grower for `data` with `params`. With group testing this draws the
+    /// subsets and builds their cache, which can fail (memory, Ctrl-C).
+    pub fn new(
+        data: &'a BinnedData,
+        params: &'a BoosterParams,
+        should_stop: &'a ShouldStop<'a>,
+    ) -> Result<Self> {
+        let group_testing = match params.split_search {
+            SplitSearch::GroupTesting => Some(GroupTesting::new(data, params, should_stop)?),
+            SplitSearch::Exhaustive => None,
+        };
+        Ok(TreeGrower {
             data,
             layout: HistLayout::new(data),
             params,
@@ -110,9 +121,9 @@ impl<'a> TreeGrower<'a> {
             pool: Vec::new(),
             node_buf: NodeBuffers::default(),
             constant_hess: None,
-            group_testing: (params.split_search == SplitSearch::GroupTesting)
-                .then(|| GroupTesting::new(data, params)),
-        }
+            group_testing,
+            should_stop,
+        })
     }
 
     /// With group testing: the number of feature subsets p and the bytes of
@@ -124,6 +135,7 @@ impl<'a> TreeGrower<'a> {
     /// Grow one tree on `rows` (ascending; all rows `0..n` when not
     /// subsampling), considering only `features` (ascending), with splits
     /// scored by `penalty`. `grad`/`hess` have one entry per row of the data.
+    /// Fails only when asked to stop.
     pub fn grow(
         &mut self,
         grad: &[f64],
@@ -131,7 +143,7 @@ impl<'a> TreeGrower<'a> {
         rows: Vec<u32>,
         features: &[usize],
         penalty: &mut dyn Penalty,
-    ) -> GrownTree {
+    ) -> Result<GrownTree> {
         let lr = self.params.learning_rate;
         let l2 = self.constraints.l2;
         let mut rows = rows;
@@ -174,8 +186,8 @@ impl<'a> TreeGrower<'a> {
             self.attach(&mut root, hist, candidates, penalty);
         }
         let mut leaves = vec![root];
-        let mut split_features = Vec::new();
         while leaves.len() < self.params.max_leaves {
+            interrupt::check(self.should_stop)?;
             let Some(i) = best_leaf(&leaves) else { break };
             let split = leaves[i]
                 .best
@@ -189,7 +201,6 @@ impl<'a> TreeGrower<'a> {
                 .expect("a leaf with a split keeps its histogram");
             let parent_layout = leaves[i].layout.take();
             let (mut left, mut right) = self.apply_split(&mut nodes, &mut rows, &leaves[i], &split);
-            split_features.push(split.feature);
             if let Some(gt) = &mut self.group_testing {
                 gt.mark_used(split.feature);
             }
@@ -232,12 +243,11 @@ impl<'a> TreeGrower<'a> {
                 self.recycle(h);
             }
         }
-        GrownTree {
+        Ok(GrownTree {
             tree: Tree { nodes },
             rows,
             leaves: leaves.iter().map(|l| l.segment).collect(),
-            split_features,
-        }
+        })
     }
 
     fn can_split(&self, leaf: &OpenLeaf) -> bool {

@@ -7,21 +7,25 @@ use super::data::{MultiTaskData, TaskRows};
 use super::model::MultiTaskModel;
 use super::params::MultiTaskParams;
 use crate::booster::{
-    bin_training_data, draw_sample, thread_pool, update_scores, ModelBuilder, Population,
+    bin_training_data, draw_sample, update_scores, ModelBuilder, Population, TrainingData,
 };
-use crate::error::{Result, SbError};
+use crate::error::Result;
 use crate::grower::TreeGrower;
+use crate::interrupt::{self, ShouldStop};
 use crate::model::Model;
 use crate::objective::{objective_for, Objective};
 use crate::params::{BoosterParams, PenaltyKind};
 use crate::penalty::{MultiTaskPenalty, Scale};
 use crate::rng::Rng;
+use crate::threads;
+use crate::units::Units;
 
 /// Fit one ensemble per task. `params` holds every booster setting (its
 /// `penalty` says whether μ_G and μ_t are relative to each tree's root
 /// scale, "agbm", or in gain units, "gbfs"; "none" ignores them); `mt` adds
-/// μ_G, μ_t and the task-feature mask. `should_stop` is called before every
-/// tree; when it returns true the fit ends with [`SbError::Interrupted`].
+/// μ_G, μ_t and the task-feature mask. `should_stop` is polled as
+/// [`crate::booster::fit`] polls it; when it returns true the fit ends
+/// with [`crate::error::SbError::Interrupted`].
 ///
 /// A task whose tree cannot split gets no tree that round and tries again
 /// the next (other tasks may have made features cheaper meanwhile); the fit
@@ -32,7 +36,7 @@ pub fn fit_multitask(
     data: &MultiTaskData,
     params: &BoosterParams,
     mt: &MultiTaskParams,
-    should_stop: &(dyn Fn() -> bool + Sync),
+    should_stop: &ShouldStop,
 ) -> Result<MultiTaskModel> {
     params.validate()?;
     data.validate()?;
@@ -40,8 +44,9 @@ pub fn fit_multitask(
     mt.validate(params, data.n_tasks, data.data.n_features)?;
     let objective = objective_for(params.objective);
     objective.check_targets(data.data.y)?;
-    thread_pool(params.n_threads)?
-        .install(|| fit_in_pool(data, params, mt, objective.as_ref(), should_stop))
+    threads::install(params.n_threads, || {
+        fit_in_pool(data, params, mt, objective.as_ref(), should_stop)
+    })?
 }
 
 fn fit_in_pool(
@@ -49,18 +54,29 @@ fn fit_in_pool(
     params: &BoosterParams,
     mt: &MultiTaskParams,
     objective: &dyn Objective,
-    should_stop: &(dyn Fn() -> bool + Sync),
+    should_stop: &ShouldStop,
 ) -> Result<MultiTaskModel> {
     let (n, d) = (data.data.n_rows, data.data.n_features);
-    let binned = bin_training_data(&data.data, params)?;
-    let mut tasks = TaskRows::split(data);
+    // One set of units for all tasks: they share gains and penalties.
+    let units = Units::for_data(params.objective, data.data.y, data.data.weights);
+    let (y, weights) = (units.targets(data.data.y), units.weights(data.data.weights));
+    let internal = units.internal_params(params);
+    let binned = bin_training_data(&data.data, params, should_stop)?;
+    let mut tasks = TaskRows::split(&MultiTaskData {
+        data: TrainingData {
+            y: &y,
+            weights: weights.as_deref(),
+            ..data.data
+        },
+        ..*data
+    });
     let mut raw = vec![0.0; n];
     let mut models: Vec<ModelBuilder> = tasks
         .iter()
         .map(|task| {
             let base_score = task.init_score(objective);
             task.fill(&mut raw, base_score);
-            ModelBuilder::new(Model::new(params.objective, d, base_score))
+            ModelBuilder::new(Model::new(params.objective, d, base_score), params)
         })
         .collect();
     let (mut grad, mut hess) = (vec![0.0; n], vec![0.0; n]);
@@ -69,21 +85,19 @@ fn fit_in_pool(
     for task in &mut tasks {
         task.gradients(objective, &raw, &mut grad, &mut hess);
     }
-    let mut grower = TreeGrower::new(&binned, params);
-    let mut penalty = penalty_for(params, mt, data.n_tasks, d);
+    let mut grower = TreeGrower::new(&binned, &internal, should_stop)?;
+    let mut penalty = penalty_for(params, mt, data.n_tasks, d, &units);
     let subsampled = params.subsample < 1.0;
     for round in 0..params.n_estimators {
         let mut grew = false;
         for (t, task) in tasks.iter_mut().enumerate() {
-            if should_stop() {
-                return Err(SbError::Interrupted);
-            }
+            interrupt::check(should_stop)?;
             task.gradients(objective, &raw, &mut grad, &mut hess);
             let mut rng = task_rng(params.seed, round, t);
             let (positions, mut features) = draw_sample(&mut rng, task.len(), d, params);
             features.retain(|&j| penalty.allows(t, j));
             let rows = task.rows_at(&positions);
-            let grown = grower.grow(&grad, &hess, rows, &features, &mut penalty.task(t));
+            let grown = grower.grow(&grad, &hess, rows, &features, &mut penalty.task(t))?;
             if grown.tree.nodes.len() == 1 {
                 continue;
             }
@@ -96,7 +110,7 @@ fn fit_in_pool(
                 subsampled,
             );
             let loss = task.loss(objective, &raw);
-            models[t].push(grown, loss);
+            models[t].push(grown, loss)?;
         }
         if !grew {
             break;
@@ -108,21 +122,23 @@ fn fit_in_pool(
         selected_features: penalty.group().used_in_order().to_vec(),
         tasks: models
             .into_iter()
-            .map(|m| m.finish(group_testing))
-            .collect(),
+            .map(|m| m.finish(group_testing, &units))
+            .collect::<Result<_>>()?,
     })
 }
 
-/// The shared penalty `params` and `mt` ask for.
+/// The shared penalty `params` and `mt` ask for; GBFS's μ_G and μ_t are
+/// converted to the fit's `units`.
 fn penalty_for(
     params: &BoosterParams,
     mt: &MultiTaskParams,
     n_tasks: usize,
     d: usize,
+    units: &Units,
 ) -> MultiTaskPenalty {
     let (scale, mu_group, mu_task) = match params.penalty {
         PenaltyKind::None => (Scale::Gain, 0.0, 0.0),
-        PenaltyKind::Gbfs => (Scale::Gain, mt.mu_group, mt.mu_task),
+        PenaltyKind::Gbfs => (Scale::Gain, units.gain(mt.mu_group), units.gain(mt.mu_task)),
         PenaltyKind::Agbm => (Scale::RootScale, mt.mu_group, mt.mu_task),
     };
     MultiTaskPenalty::new(

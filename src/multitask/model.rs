@@ -10,7 +10,7 @@
 //! `format` and `version`. A task's `selected_features` is its Ω_t.
 
 use crate::error::{Result, SbError};
-use crate::model::Model;
+use crate::model::{finish_importances, ImportanceKind, Model};
 use serde::{Deserialize, Serialize};
 
 const FORMAT: &str = "sparseboost-multitask-model";
@@ -25,7 +25,7 @@ pub struct MultiTaskModel {
     pub tasks: Vec<Model>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct MultiTaskFile {
     format: String,
     version: u32,
@@ -39,6 +39,25 @@ impl MultiTaskModel {
         self.tasks.first().map_or(0, |m| m.n_features)
     }
 
+    /// Per-feature importance of the trees of `task` (an index), or of all
+    /// tasks' trees, as [`Model::importances`] reports it (all tasks share
+    /// the fit's units).
+    pub fn importances(
+        &self,
+        kind: ImportanceKind,
+        normalize: bool,
+        task: Option<usize>,
+    ) -> Vec<f64> {
+        let mut sums = vec![0.0; self.n_features()];
+        for (t, model) in self.tasks.iter().enumerate() {
+            if task.is_none_or(|k| k == t) {
+                model.add_importances(kind, &mut sums);
+            }
+        }
+        let gain_exponent = self.tasks.first().map_or(0, |m| m.gain_exponent);
+        finish_importances(sums, kind, normalize, gain_exponent)
+    }
+
     /// The model as a JSON document (see the module docs).
     pub fn to_json(&self) -> String {
         let file = MultiTaskFile {
@@ -50,17 +69,10 @@ impl MultiTaskModel {
     }
 
     /// Read a model written by [`MultiTaskModel::to_json`], checking every
-    /// task's trees and that all tasks share one feature space.
+    /// task's model as [`Model::from_json`] does, that all tasks share one
+    /// feature space, and that Ω_G is the union of the tasks' features.
     pub fn from_json(text: &str) -> Result<MultiTaskModel> {
-        let file: MultiTaskFile =
-            serde_json::from_str(text).map_err(|e| SbError::InvalidModel(e.to_string()))?;
-        if file.format != FORMAT || file.version != VERSION {
-            return Err(SbError::InvalidModel(format!(
-                "expected format '{FORMAT}' version {VERSION}, got '{}' version {}",
-                file.format, file.version
-            )));
-        }
-        let model = file.model;
+        let model: MultiTaskModel = crate::model::parse_file(text, FORMAT, VERSION)?;
         if model.tasks.is_empty() {
             return Err(SbError::InvalidModel(
                 "a multitask model needs a task".into(),
@@ -70,15 +82,31 @@ impl MultiTaskModel {
         for (t, task) in model.tasks.iter().enumerate() {
             if task.n_features != d {
                 return Err(SbError::InvalidModel(format!(
-                    "task {t} has {} features, task 0 has {d}",
+                    "tasks[{t}] has {} features, tasks[0] has {d}",
                     task.n_features
                 )));
             }
-            task.check()?;
+            task.check()
+                .map_err(|e| SbError::InvalidModel(format!("tasks[{t}]: {e}")))?;
+            if task.gain_exponent != model.tasks[0].gain_exponent {
+                return Err(SbError::InvalidModel(format!(
+                    "tasks[{t}] has gain_exponent {}, tasks[0] has {}: tasks share one fit",
+                    task.gain_exponent, model.tasks[0].gain_exponent
+                )));
+            }
         }
-        if model.selected_features.iter().any(|&j| j >= d) {
+        let mut group = model.selected_features.clone();
+        group.sort_unstable();
+        let mut union: Vec<usize> = model
+            .tasks
+            .iter()
+            .flat_map(|m| m.selected_features.iter().copied())
+            .collect();
+        union.sort_unstable();
+        union.dedup();
+        if group != union {
             return Err(SbError::InvalidModel(
-                "selected_features names a feature out of range".into(),
+                "selected_features must list, once each, the features of the tasks' splits".into(),
             ));
         }
         Ok(model)

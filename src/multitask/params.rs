@@ -33,18 +33,18 @@ impl MultiTaskParams {
     ) -> Result<()> {
         for (name, mu) in [("mu_group", self.mu_group), ("mu_task", self.mu_task)] {
             if !(mu.is_finite() && mu >= 0.0) {
-                return invalid(format!("{name} must be a finite number >= 0, got {mu}"));
+                return invalid(format!("{name} must be a finite number >= 0, got {mu:?}"));
             }
         }
         if booster.penalty == PenaltyKind::Agbm && self.mu_group + self.mu_task >= 1.0 {
             return invalid(format!(
-                "mu_group + mu_task must be < 1 for penalty 'agbm', got {} + {}",
+                "mu_group + mu_task must be < 1 for penalty 'agbm', got {:?} + {:?}",
                 self.mu_group, self.mu_task
             ));
         }
         if booster.mu != 0.0 {
             return invalid(format!(
-                "mu is not used by multitask boosting (got {}); set mu_group and mu_task",
+                "mu is not used by multitask boosting (got {:?}); set mu_group and mu_task",
                 booster.mu
             ));
         }

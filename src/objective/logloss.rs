@@ -1,11 +1,20 @@
 //! Binary log-loss on labels in {0, 1}; the raw score is the logit:
-//! `p = σ(f)`, `g = p − y`, `h = p(1 − p)`.
+//! `p = σ(f)`, `g = p − y`, `h = max(p(1 − p), 1e-15)`.
+//!
+//! The floor on the hessian is LightGBM's `kEpsilon`: once |f| > 34.5,
+//! `p(1 − p)` falls below it, and beyond |f| ≈ 37 it rounds to 0, so that a
+//! single confidently wrong row would count `g²/h ≈ 1e16` in the A-GBM root
+//! scale `Σ g²/h` one round and nothing the next. With the floor its share
+//! is at most `1/1e-15` and changes smoothly with f.
 
 use super::{weighted_mean, Objective};
 use crate::error::{Result, SbError};
 
 /// Binary classification.
 pub struct BinaryLogloss;
+
+/// The smallest hessian of a row (times its weight); see the module docs.
+pub const MIN_HESSIAN: f64 = 1e-15;
 
 /// The logistic function.
 #[inline]
@@ -32,7 +41,7 @@ impl Objective for BinaryLogloss {
     #[inline]
     fn derivatives(&self, y: f64, raw: f64) -> (f64, f64) {
         let p = sigmoid(raw);
-        (p - y, p * (1.0 - p))
+        (p - y, (p * (1.0 - p)).max(MIN_HESSIAN))
     }
 
     /// `log(1 + e^f) − y f`, computed without overflow.
@@ -60,6 +69,19 @@ mod tests {
             assert!(((hi - lo) / (2.0 * eps) - g[i]).abs() < 1e-6);
         }
         assert!(obj.check_targets(&[0.0, 2.0]).is_err());
+    }
+
+    #[test]
+    fn the_hessian_has_a_floor_that_bounds_a_rows_share_of_the_root_scale() {
+        for raw in [30.0, 36.0, 37.0, 40.0, 800.0] {
+            let (g, h) = BinaryLogloss.derivatives(0.0, raw);
+            assert!(h >= MIN_HESSIAN, "{raw}: {h}");
+            assert!(g * g / h <= 1.0 / MIN_HESSIAN, "{raw}");
+            let (_, h) = BinaryLogloss.derivatives(1.0, -raw);
+            assert!(h >= MIN_HESSIAN);
+        }
+        let (g, h) = BinaryLogloss.derivatives(1.0, 0.0);
+        assert_eq!((g, h), (-0.5, 0.25));
     }
 
     #[test]

@@ -2,14 +2,25 @@
 //! squared error.
 
 use super::{weighted_mean, Objective};
-use crate::error::Result;
+use crate::error::{Result, SbError};
+
+/// The largest |y| squared error takes: squared errors (the reported
+/// training loss) of targets beyond it could overflow `f64`.
+pub const MAX_ABS_TARGET: f64 = 1e150;
 
 /// Least squares regression.
 pub struct SquaredError;
 
 impl Objective for SquaredError {
-    fn check_targets(&self, _y: &[f64]) -> Result<()> {
-        Ok(())
+    fn check_targets(&self, y: &[f64]) -> Result<()> {
+        match y.iter().position(|v| v.abs() > MAX_ABS_TARGET) {
+            None => Ok(()),
+            Some(i) => Err(SbError::InvalidInput(format!(
+                "y contains {:?} (row {i}); squared error takes |y| <= {MAX_ABS_TARGET:e} \
+                 (rescale y)",
+                y[i]
+            ))),
+        }
     }
 
     fn init_score(&self, y: &[f64], weights: Option<&[f64]>) -> f64 {

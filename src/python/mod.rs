@@ -13,6 +13,7 @@ use crate::error::SbError;
 use crate::group_testing;
 use crate::model::{ImportanceKind, Model};
 use crate::predictor::Predictor;
+use crate::threads;
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -39,7 +40,10 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 
 /// Run `work` without the GIL on a helper thread. `work` receives a flag that
 /// becomes true when Python has a pending KeyboardInterrupt (or any error
-/// from a signal handler), which is then re-raised.
+/// from a signal handler), which is then re-raised. A signal that arrives
+/// while the work ends (in the last polling interval, or as the work
+/// returns its result or another error) is raised too: Ctrl-C is never
+/// lost, whatever the work returned.
 fn run_interruptible<T: Send>(
     py: Python<'_>,
     work: impl FnOnce(&AtomicBool) -> crate::Result<T> + Send,
@@ -73,13 +77,29 @@ fn run_interruptible<T: Send>(
             }
         })
     });
+    if signal_error.is_none() {
+        signal_error = py.check_signals().err();
+    }
+    if let Some(e) = signal_error {
+        return Err(e);
+    }
     match outcome {
         Err(panic) => Err(PyRuntimeError::new_err(format!(
             "internal error in sparseboost (please report it): {}",
             panic_message(panic)
         ))),
-        Ok(Err(SbError::Interrupted)) if signal_error.is_some() => Err(signal_error.unwrap()),
         Ok(result) => result.map_err(to_pyerr),
+    }
+}
+
+/// "gain" or "split".
+fn importance_kind(kind: &str) -> PyResult<ImportanceKind> {
+    match kind {
+        "gain" => Ok(ImportanceKind::Gain),
+        "split" => Ok(ImportanceKind::Split),
+        other => Err(PyValueError::new_err(format!(
+            "importance kind must be 'gain' or 'split', got '{other}'"
+        ))),
     }
 }
 
@@ -93,14 +113,6 @@ fn contiguous<'a, T: numpy::Element>(
         .ok()
         .filter(|_| c_order)
         .ok_or_else(|| PyValueError::new_err(format!("{name} must be a C-contiguous array")))
-}
-
-fn with_threads<T: Send>(n_threads: usize, work: impl FnOnce() -> T + Send) -> crate::Result<T> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(n_threads)
-        .build()
-        .map_err(|e| SbError::InvalidParameter(format!("cannot start {n_threads} threads: {e}")))?;
-    Ok(pool.install(work))
 }
 
 /// A fitted ensemble (Rust side). Picklable.
@@ -129,24 +141,29 @@ impl PyModel {
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let d = x.shape()[1];
         let xs = contiguous("X", &x)?;
-        let out = run_interruptible(py, |_| {
-            with_threads(n_threads, || self.predictor.predict_raw(xs, d))?
+        let out = run_interruptible(py, |stop| {
+            threads::install(n_threads, || {
+                self.predictor
+                    .predict_raw(xs, d, &|| stop.load(Ordering::Relaxed))
+            })?
         })?;
         Ok(PyArray1::from_vec(py, out))
     }
 
-    /// Per-feature importance, `kind` = "gain" or "split" (not normalised).
-    fn importances<'py>(&self, py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let kind = match kind {
-            "gain" => ImportanceKind::Gain,
-            "split" => ImportanceKind::Split,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "importance kind must be 'gain' or 'split', got '{other}'"
-                )))
-            }
-        };
-        Ok(PyArray1::from_vec(py, self.model.importances(kind)))
+    /// Per-feature importance, `kind` = "gain" or "split"; `normalize`
+    /// makes it sum to 1 (all zeros without splits).
+    #[pyo3(signature = (kind, normalize=false))]
+    fn importances<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &str,
+        normalize: bool,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let kind = importance_kind(kind)?;
+        Ok(PyArray1::from_vec(
+            py,
+            self.model.importances(kind, normalize),
+        ))
     }
 
     /// The model as a JSON document (format documented in the Rust `model` module).
@@ -168,6 +185,12 @@ impl PyModel {
     #[getter]
     fn n_features(&self) -> usize {
         self.model.n_features
+    }
+
+    /// The loss the model was fitted for: "squared_error" or "binary_logloss".
+    #[getter]
+    fn objective(&self) -> &'static str {
+        self.model.objective.name()
     }
 
     /// Number of trees.
@@ -304,11 +327,12 @@ fn group_testing_candidates<'py>(
             "y must have one value per row of a non-empty X",
         ));
     }
-    run_interruptible(py, |_| {
-        let data = crate::binning::bin_matrix(xs, n, d, 255, 200_000, seed)?;
+    run_interruptible(py, |stop| {
+        let should_stop = || stop.load(Ordering::Relaxed);
+        let data = crate::binning::bin_matrix(xs, n, d, 255, 200_000, seed, &should_stop)?;
         let subsets = group_testing::draw_subsets(d, gt_n_features, gt_delta, seed)?;
         let n_subsets = subsets.len();
-        let cache = group_testing::PrefixCache::build(&data, subsets);
+        let cache = group_testing::PrefixCache::build(&data, subsets, &should_stop)?;
         let mut excluded = group_testing::Excluded::new(&cache);
         for &f in &exclude {
             excluded.add(&cache, f);
@@ -324,6 +348,22 @@ fn group_testing_candidates<'py>(
     })
 }
 
+/// The cores this process may use (CPU affinity and cgroup quotas
+/// included): the default and the cap of `n_jobs`.
+#[pyfunction]
+fn available_cores() -> usize {
+    threads::available_cores()
+}
+
+/// Check engine parameters (a dict as for `fit`) for a model of
+/// `n_features` features without fitting: raises as `fit` would.
+#[pyfunction]
+fn check_params(params: &Bound<'_, PyDict>, n_features: usize) -> PyResult<()> {
+    params::from_dict(params)?
+        .validate_for(n_features)
+        .map_err(to_pyerr)
+}
+
 /// Deliberately panic inside Rust (tests check that this raises instead of
 /// aborting the interpreter).
 #[pyfunction]
@@ -333,13 +373,26 @@ fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
     })
 }
 
+/// Work for `seconds` without looking at the stop flag, then succeed: a
+/// Ctrl-C meanwhile must still raise KeyboardInterrupt (tests).
+#[pyfunction]
+fn _work_for_tests(py: Python<'_>, seconds: f64) -> PyResult<()> {
+    run_interruptible(py, |_| {
+        std::thread::sleep(Duration::from_secs_f64(seconds.clamp(0.0, 60.0)));
+        Ok(())
+    })
+}
+
 /// The native part of sparseboost.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(_work_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(group_testing_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(available_cores, m)?)?;
+    m.add_function(wrap_pyfunction!(check_params, m)?)?;
     multitask::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

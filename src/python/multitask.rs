@@ -1,11 +1,11 @@
 //! Bindings of multitask boosting: `fit_multitask` and the fitted
 //! `MultiTaskModel`, whose per-task ensembles are ordinary `Model`s.
 
-use super::{contiguous, run_interruptible, to_pyerr, training_data, PyModel};
+use super::{contiguous, importance_kind, run_interruptible, to_pyerr, training_data, PyModel};
 use crate::multitask::{
     fit_multitask as fit_engine, MultiTaskData, MultiTaskModel, MultiTaskParams,
 };
-use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -64,6 +64,27 @@ impl PyMultiTaskModel {
             .iter()
             .map(|m| m.selected_features.clone())
             .collect()
+    }
+
+    /// Per-feature importance (`kind` = "gain" or "split") of task `task`'s
+    /// trees (an index), or of all tasks' trees for None; `normalize` makes
+    /// it sum to 1.
+    #[pyo3(signature = (kind, normalize=false, task=None))]
+    fn importances<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &str,
+        normalize: bool,
+        task: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let kind = importance_kind(kind)?;
+        if task.is_some_and(|t| t >= self.model.tasks.len()) {
+            return Err(PyValueError::new_err("task index out of range"));
+        }
+        Ok(PyArray1::from_vec(
+            py,
+            self.model.importances(kind, normalize, task),
+        ))
     }
 
     /// The model as a JSON document (format documented in the Rust
@@ -142,9 +163,32 @@ fn fit_multitask<'py>(
     PyMultiTaskModel::wrap(py, model)
 }
 
+/// Check the parameters of a multitask fit (as `fit_multitask` takes them)
+/// for `n_tasks` tasks and `n_features` features without fitting: raises as
+/// `fit_multitask` would.
+#[pyfunction]
+fn check_multitask_params(
+    params: &Bound<'_, PyDict>,
+    mu_group: f64,
+    mu_task: f64,
+    n_tasks: usize,
+    n_features: usize,
+    task_feature_mask: Option<PyReadonlyArray2<'_, bool>>,
+) -> PyResult<()> {
+    let params = super::params::from_dict(params)?;
+    let mt = MultiTaskParams {
+        mu_group,
+        mu_task,
+        task_feature_mask: task_feature_mask.map(|m| m.as_array().iter().copied().collect()),
+    };
+    params.validate_for(n_features).map_err(to_pyerr)?;
+    mt.validate(&params, n_tasks, n_features).map_err(to_pyerr)
+}
+
 /// Add the multitask class and function to the native module.
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyMultiTaskModel>()?;
     m.add_function(wrap_pyfunction!(fit_multitask, m)?)?;
+    m.add_function(wrap_pyfunction!(check_multitask_params, m)?)?;
     Ok(())
 }

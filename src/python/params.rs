@@ -1,34 +1,64 @@
 //! Reading [`BoosterParams`] from the Python layer's dict. Every key must be
-//! known; ranges are checked by [`BoosterParams::validate`].
+//! known; ranges are checked by [`BoosterParams::validate`]. Errors name the
+//! parameter as the estimators spell it: a value of the wrong type is a
+//! `TypeError`, one out of range a `ValueError`.
 
 use crate::params::{BoosterParams, ObjectiveKind, PenaltyKind, SplitSearch};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyString};
 
-fn get<'py, T: FromPyObjectOwned<'py>>(key: &str, value: &Bound<'py, PyAny>) -> PyResult<T> {
-    value
-        .extract::<T>()
-        .map_err(|_| PyTypeError::new_err(format!("parameter '{key}' has the wrong type: {value}")))
+/// `{key} must be {expected}, got {value!r} ({type})`.
+fn wrong_type(key: &str, expected: &str, value: &Bound<'_, PyAny>) -> PyErr {
+    let repr = value
+        .repr()
+        .map_or_else(|_| "?".to_string(), |r| r.to_string());
+    let type_name = value
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string());
+    PyTypeError::new_err(format!(
+        "{key} must be {expected}, got {repr} ({type_name})"
+    ))
 }
 
-/// `None` or a value.
-fn optional<'py, T: FromPyObjectOwned<'py>>(
-    key: &str,
-    value: &Bound<'py, PyAny>,
-) -> PyResult<Option<T>> {
-    if value.is_none() {
-        Ok(None)
-    } else {
-        get(key, value).map(Some)
+/// A real number (an int or a float, not a bool or a string).
+fn real(key: &str, value: &Bound<'_, PyAny>) -> PyResult<f64> {
+    if value.is_instance_of::<PyBool>() || value.is_instance_of::<PyString>() {
+        return Err(wrong_type(key, "a real number", value));
     }
+    value.extract::<f64>().map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(value.py()) {
+            PyValueError::new_err(format!("{key} is too large for a float64, got {value}"))
+        } else {
+            wrong_type(key, "a real number", value)
+        }
+    })
 }
 
-/// A count: an integer, so that a negative one is a range error (a
-/// `ValueError`), not a type error.
+/// A count: an integer (not a bool, not a float), so that a negative one is
+/// a range error (a `ValueError`). Beyond 2⁶³ it saturates: such counts
+/// mean "no limit" everywhere they are used.
 fn count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
-    let v: i64 = get(key, value)?;
-    usize::try_from(v).map_err(|_| PyValueError::new_err(format!("{key} must be >= 0, got {v}")))
+    if value.is_instance_of::<PyBool>()
+        || value.is_instance_of::<PyFloat>()
+        || value.is_instance_of::<PyString>()
+    {
+        return Err(wrong_type(key, "an integer", value));
+    }
+    let v = match value.extract::<i64>() {
+        Ok(v) => v,
+        Err(e) if e.is_instance_of::<PyOverflowError>(value.py()) => {
+            if value.gt(0)? {
+                i64::MAX
+            } else {
+                i64::MIN
+            }
+        }
+        Err(_) => return Err(wrong_type(key, "an integer", value)),
+    };
+    usize::try_from(v)
+        .map_err(|_| PyValueError::new_err(format!("{key} must be >= 0, got {value}")))
 }
 
 /// `None` or a count.
@@ -40,46 +70,83 @@ fn optional_count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<usize>
     }
 }
 
+/// A string (one of a few names, checked by the caller's parser).
+fn name(key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
+    value
+        .extract::<String>()
+        .map_err(|_| wrong_type(key, "a string", value))
+}
+
+/// A seed: an integer in [0, 2⁶⁴).
+fn seed(key: &str, value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if value.is_instance_of::<PyBool>() {
+        return Err(wrong_type(key, "an integer", value));
+    }
+    value.extract::<u64>().map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(value.py()) {
+            PyValueError::new_err(format!("{key} must be in [0, 2**64), got {value}"))
+        } else {
+            wrong_type(key, "an integer", value)
+        }
+    })
+}
+
+fn parsed<T>(result: crate::Result<T>) -> PyResult<T> {
+    result.map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// Build and validate parameters from a dict of `name -> value`.
 pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
     let mut p = BoosterParams::default();
     for (key, value) in dict.iter() {
         let key: String = key.extract()?;
-        match key.as_str() {
-            "objective" => {
-                p.objective = ObjectiveKind::parse(&get::<String>(&key, &value)?)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?
+        let k = key.as_str();
+        match k {
+            "objective" => p.objective = parsed(ObjectiveKind::parse(&name(k, &value)?))?,
+            "n_estimators" => p.n_estimators = count(k, &value)?,
+            "learning_rate" => p.learning_rate = real(k, &value)?,
+            "max_leaves" => p.max_leaves = count(k, &value)?,
+            "max_depth" => p.max_depth = optional_count(k, &value)?,
+            "min_samples_leaf" => p.min_samples_leaf = count(k, &value)?,
+            "min_split_fraction" => p.min_split_fraction = real(k, &value)?,
+            "min_child_weight" => p.min_child_weight = real(k, &value)?,
+            "l2_regularization" => p.l2_regularization = real(k, &value)?,
+            "min_gain" => p.min_gain = real(k, &value)?,
+            "max_bins" => p.max_bins = count(k, &value)?,
+            "subsample" => p.subsample = real(k, &value)?,
+            "colsample_bytree" => p.colsample_bytree = real(k, &value)?,
+            "n_threads" => p.n_threads = count(k, &value)?,
+            "seed" => p.seed = seed(k, &value)?,
+            "bin_sample_rows" => p.bin_sample_rows = count(k, &value)?,
+            "penalty" => p.penalty = parsed(PenaltyKind::parse(&name(k, &value)?))?,
+            "mu" => p.mu = real(k, &value)?,
+            "feature_costs" => {
+                p.feature_costs = if value.is_none() {
+                    None
+                } else {
+                    Some(
+                        value
+                            .extract()
+                            .map_err(|_| wrong_type(k, "a list of numbers", &value))?,
+                    )
+                }
             }
-            "n_estimators" => p.n_estimators = count(&key, &value)?,
-            "learning_rate" => p.learning_rate = get(&key, &value)?,
-            "max_leaves" => p.max_leaves = count(&key, &value)?,
-            "max_depth" => p.max_depth = optional_count(&key, &value)?,
-            "min_samples_leaf" => p.min_samples_leaf = count(&key, &value)?,
-            "min_split_fraction" => p.min_split_fraction = get(&key, &value)?,
-            "min_child_weight" => p.min_child_weight = get(&key, &value)?,
-            "l2_regularization" => p.l2_regularization = get(&key, &value)?,
-            "min_gain" => p.min_gain = get(&key, &value)?,
-            "max_bins" => p.max_bins = count(&key, &value)?,
-            "subsample" => p.subsample = get(&key, &value)?,
-            "colsample_bytree" => p.colsample_bytree = get(&key, &value)?,
-            "n_threads" => p.n_threads = count(&key, &value)?,
-            "seed" => p.seed = get(&key, &value)?,
-            "bin_sample_rows" => p.bin_sample_rows = count(&key, &value)?,
-            "penalty" => {
-                p.penalty = PenaltyKind::parse(&get::<String>(&key, &value)?)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?
+            "feature_bags" => {
+                p.feature_bags = if value.is_none() {
+                    None
+                } else {
+                    Some(
+                        value
+                            .extract()
+                            .map_err(|_| wrong_type(k, "a list of bag indices", &value))?,
+                    )
+                }
             }
-            "mu" => p.mu = get(&key, &value)?,
-            "feature_costs" => p.feature_costs = optional(&key, &value)?,
-            "feature_bags" => p.feature_bags = optional(&key, &value)?,
-            "max_features" => p.max_features = optional_count(&key, &value)?,
-            "split_search" => {
-                p.split_search = SplitSearch::parse(&get::<String>(&key, &value)?)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?
-            }
-            "gt_n_features" => p.gt_n_features = count(&key, &value)?,
-            "gt_delta" => p.gt_delta = get(&key, &value)?,
-            "gt_max_rows" => p.gt_max_rows = optional_count(&key, &value)?,
+            "max_features" => p.max_features = optional_count(k, &value)?,
+            "split_search" => p.split_search = parsed(SplitSearch::parse(&name(k, &value)?))?,
+            "gt_n_features" => p.gt_n_features = count(k, &value)?,
+            "gt_delta" => p.gt_delta = real(k, &value)?,
+            "gt_max_rows" => p.gt_max_rows = optional_count(k, &value)?,
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown parameter '{other}'"
@@ -87,7 +154,6 @@ pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
             }
         }
     }
-    p.validate()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    parsed(p.validate())?;
     Ok(p)
 }

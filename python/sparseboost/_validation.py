@@ -1,0 +1,224 @@
+"""Checking what users pass in: one place for every method that takes X, y,
+sample weights, task labels, n_jobs or random_state.
+
+Every rejection is a ``ValueError`` (or a ``TypeError`` for an object of
+the wrong kind) whose message names the argument as the user spelled it;
+the checks of scikit-learn are reused, and their messages get the
+argument's name in front when they do not already say it.
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+from contextlib import contextmanager
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d, validate_data
+
+from . import _core
+
+# dtype kinds numpy cannot turn into numbers on its own terms: datetimes,
+# timedeltas, byte and unicode strings, raw records. (Complex numbers are
+# left to scikit-learn, which says "Complex data not supported".)
+_NOT_NUMBERS = {"M": "dates", "m": "time spans", "S": "byte strings", "U": "strings", "V": "records"}
+
+
+@contextmanager
+def naming(arg: str):
+    """Re-raise a ``ValueError``/``TypeError`` (or an ``OverflowError`` from a
+    conversion) with ``arg`` in front of its message unless it names it."""
+    try:
+        yield
+    except NotFittedError:
+        raise
+    except (ValueError, TypeError, OverflowError) as e:
+        if re.search(rf"(?<![\w.]){re.escape(arg)}\b", str(e)):
+            raise
+        kind = TypeError if isinstance(e, TypeError) else ValueError
+        raise kind(f"{arg}: {e}") from e
+
+
+def _as_array(values, arg: str):
+    """Lists and other sequences as a numpy array; ragged ones rejected."""
+    if values is None or sp.issparse(values) or isinstance(values, np.ndarray):
+        return values
+    if hasattr(values, "dtypes"):  # pandas
+        return values
+    if hasattr(values, "__array__") or isinstance(values, (list, tuple)):
+        try:
+            return np.asarray(values)
+        except ValueError as e:
+            if "inhomogeneous" in str(e) or "sequence" in str(e):
+                raise ValueError(
+                    f"{arg} is ragged: its rows have different lengths ({e})"
+                ) from None
+            raise
+    return values
+
+
+def _reject_non_numbers(values, arg: str, *, labels: bool = False) -> None:
+    """Reject sparse matrices and dtypes that are not numbers (for class
+    labels, strings are fine)."""
+    if sp.issparse(values):
+        raise TypeError(
+            f"{arg} is a scipy sparse matrix; sparseboost needs a dense array "
+            f"(for example {arg}.toarray())"
+        )
+    dtypes = getattr(values, "dtypes", None)
+    if dtypes is not None and hasattr(dtypes, "items"):  # a DataFrame
+        import pandas as pd
+
+        for name, dtype in dtypes.items():
+            numeric = pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype)
+            if not (numeric or dtype == object) or isinstance(dtype, pd.CategoricalDtype):
+                raise ValueError(
+                    f"{arg} column {name!r} has dtype {dtype}; sparseboost needs numbers "
+                    "(bool, int or float; encode categories and dates first)"
+                )
+        return
+    kind = getattr(getattr(values, "dtype", None), "kind", None)
+    if kind in _NOT_NUMBERS and not (labels and kind == "U"):
+        raise ValueError(
+            f"{arg} must hold numbers, got {_NOT_NUMBERS[kind]} (dtype {values.dtype})"
+        )
+
+
+@contextmanager
+def converting(arg: str):
+    """Say that ``arg`` must hold numbers when numpy cannot convert a value
+    (its own message, "could not convert string to float" or "float()
+    argument must be...", names neither the argument nor the rule)."""
+    try:
+        yield
+    except (TypeError, ValueError) as e:
+        if re.search(r"could not convert|argument must be a|cannot convert", str(e)):
+            kind = TypeError if isinstance(e, TypeError) else ValueError
+            raise kind(f"{arg} must hold numbers (or NaN for missing values): {e}") from e
+        raise
+
+
+def check_X(estimator, X, *, reset: bool) -> np.ndarray:
+    """``X`` as a C-ordered float64 array (NaN allowed, ±inf not). With
+    ``reset`` it sets ``n_features_in_`` (and ``feature_names_in_``), else
+    it checks ``X`` against them."""
+    with naming("X"), converting("X"):
+        X = _as_array(X, "X")
+        _reject_non_numbers(X, "X")
+        return validate_data(
+            estimator,
+            X,
+            reset=reset,
+            dtype=np.float64,
+            order="C",
+            ensure_all_finite="allow-nan",
+        )
+
+
+def check_target(estimator, y, n_rows: int, *, labels: bool) -> np.ndarray:
+    """``y`` as a 1-D array of ``n_rows`` values: finite float64 numbers, or
+    (``labels``) class labels of one kind (numbers, bools or strings)."""
+    with naming("y"):
+        if y is None:
+            raise ValueError(
+                f"{type(estimator).__name__} requires y to be passed, but the target y is None"
+            )
+        y = _as_array(y, "y")
+        _reject_non_numbers(y, "y", labels=labels)
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != n_rows:
+            raise ValueError(f"y has {y.shape[0]} values but X has {n_rows} rows")
+        if not labels:
+            with converting("y"):
+                return check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
+        kinds = sorted({_label_kind(v) for v in y}) if y.dtype == object else []
+        if len(kinds) > 1 or (kinds and kinds[0] not in ("str", "bool", "number")):
+            raise ValueError(
+                f"y holds labels of type {', '.join(kinds)}; class labels must all be "
+                "numbers, all bools or all strings"
+            )
+        check_classification_targets(y)
+        return y
+
+
+def _label_kind(value) -> str:
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, numbers.Number):
+        return "number"
+    return type(value).__name__
+
+
+def check_labels_sortable(values: np.ndarray, arg: str):
+    """``np.unique(values, return_inverse=True)``, with a clear error when the
+    labels cannot be ordered."""
+    try:
+        unique, inverse = np.unique(values, return_inverse=True)
+    except TypeError as e:
+        raise ValueError(
+            f"{arg} labels must be mutually comparable (all numbers or all strings): {e}"
+        ) from None
+    return unique, inverse.ravel()
+
+
+def check_sample_weight(sample_weight, X: np.ndarray):
+    """``None``, or the weights as a contiguous float64 array of one finite
+    non-negative value per row of ``X`` (a scalar is every row's weight)."""
+    if sample_weight is None:
+        return None
+    with naming("sample_weight"), converting("sample_weight"):
+        sample_weight = _as_array(sample_weight, "sample_weight")
+        _reject_non_numbers(sample_weight, "sample_weight")
+        if isinstance(sample_weight, (bool, np.bool_)):
+            raise TypeError(f"sample_weight must be numbers, got {sample_weight!r}")
+        weights = _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True
+        )
+        return np.ascontiguousarray(weights)
+
+
+def resolve_n_jobs(n_jobs) -> int:
+    """joblib's convention, capped at the cores this process may use
+    (affinity and container quotas included): None or -1 = all of them,
+    -2 = all but one, k > 0 = k."""
+    cores = _core.available_cores()
+    if n_jobs is None:
+        return cores
+    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, (bool, np.bool_)):
+        raise TypeError(
+            f"n_jobs must be an int or None, got {n_jobs!r} ({type(n_jobs).__name__})"
+        )
+    n_jobs = int(n_jobs)
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a non-zero int or None, got 0")
+    if n_jobs < 0:
+        return max(1, cores + 1 + n_jobs)
+    return min(n_jobs, cores)
+
+
+def resolve_seed(random_state, draw: bool = True) -> int:
+    """An int in [0, 2**64) is the seed itself (same int, same model); None,
+    a ``RandomState`` or a ``Generator`` draws one (or, without ``draw``,
+    gives 0, leaving the generator alone: only the type is checked)."""
+    if isinstance(random_state, numbers.Integral) and not isinstance(
+        random_state, (bool, np.bool_)
+    ):
+        if not 0 <= random_state < 2**64:
+            raise ValueError(f"random_state must be in [0, 2**64), got {random_state}")
+        return int(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63)) if draw else 0
+    if random_state is None or isinstance(random_state, np.random.RandomState):
+        if not draw:
+            return 0
+        return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    raise TypeError(
+        "random_state must be None, an int, a numpy RandomState or Generator, got "
+        f"{random_state!r} ({type(random_state).__name__})"
+    )
