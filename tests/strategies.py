@@ -87,9 +87,11 @@ class ContractViolation(AssertionError):
     pass
 
 
-def names_any(message: str, names) -> bool:
-    """Does ``message`` name one of ``names`` as a whole word?"""
-    return any(re.search(rf"\b{re.escape(n)}\b", message) for n in names)
+def names_any(message: str, names, plural: bool = False) -> bool:
+    """Does ``message`` name one of ``names`` as a whole word (``plural``:
+    or with an ``s`` appended, as in "leaf values" for ``value``)?"""
+    s = "s?" if plural else ""
+    return any(re.search(rf"\b{re.escape(n)}{s}\b", message) for n in names)
 
 
 def attempt(fn, names, what: str, *, unfitted: bool = False):
@@ -1087,7 +1089,7 @@ def check_worker_results(results, field_names, n):
         if r["status"] == "raised":
             if not r["allowed"]:
                 problems.append(f"{call} raised {r['module']}.{r['type']}: {r['message'][:300]!r}")
-            elif not names_any(r["message"], field_names):
+            elif not names_any(r["message"], field_names, plural=True):
                 problems.append(f"{call} raised {r['type']} naming none of {sorted(field_names)}: "
                                 f"{r['message'][:300]!r}")
     if problems or results["load_model"]["status"] != "ok":

@@ -37,11 +37,13 @@ BOOSTERS = [SparseBoostRegressor, SparseBoostClassifier]
 def clean_target(cls, X, n):
     if cls is SparseBoostClassifier:
         return np.arange(n) % 2
+    # continuous values (never all integers), so that a selector without an
+    # estimator picks the regressor
     A = as_float_matrix(X)
     if A is not None and A.ndim == 2 and A.shape[0] == n and A.shape[1] >= 1:
         col = np.clip(np.nan_to_num(A[:, 0], nan=0.0, posinf=0.0, neginf=0.0), -1e6, 1e6)
-        return (col > np.median(col)) * 3.0 + np.arange(n) % 3
-    return (np.arange(n) % 5).astype(np.float64)
+        return (col > np.median(col)) * 3.0 + np.arange(n) % 3 + 0.5
+    return (np.arange(n) % 5) + 0.5
 
 
 @settings(max_examples=budget(250))

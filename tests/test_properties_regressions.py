@@ -271,6 +271,8 @@ def test_n_jobs_100000_in_a_model_file_is_capped_or_rejected(worker):
 
 
 def test_save_that_fails_half_way_leaves_the_previous_file_intact(monkeypatch):
+    """The JSON encoder fails after its first (half) chunk, whichever of
+    json.dump or json.dumps save_model uses: the old file must survive."""
     path = tmp_path(".json")
     old = SparseBoostRegressor(**SMALL).fit(X, Y)
     old.save_model(path)
@@ -279,17 +281,41 @@ def test_save_that_fails_half_way_leaves_the_previous_file_intact(monkeypatch):
     real = json.JSONEncoder.iterencode
 
     def failing(self, o, _one_shot=False):
-        for i, chunk in enumerate(real(self, o, _one_shot)):
-            if i == 50:
-                raise OSError("No space left on device (simulated)")
-            yield chunk
+        for chunk in real(self, o, _one_shot):
+            yield chunk[: len(chunk) // 2]
+            raise OSError("No space left on device (simulated)")
 
     monkeypatch.setattr(json.JSONEncoder, "iterencode", failing)
-    with pytest.raises(Exception):
+    with pytest.raises(OSError, match="simulated"):
         new.save_model(path)
     monkeypatch.undo()
     assert open(path, "rb").read() == before, "the failed save changed the file at that path"
     np.testing.assert_array_equal(sparseboost.load_model(path).predict(X), old.predict(X))
+
+
+def test_save_whose_final_rename_fails_leaves_the_previous_file_intact(monkeypatch):
+    """A save that writes elsewhere and renames over the old file: if the
+    rename fails, the old file is intact (a save that does not rename must
+    simply succeed)."""
+    path = tmp_path(".json")
+    old = SparseBoostRegressor(**SMALL).fit(X, Y)
+    old.save_model(path)
+    before = open(path, "rb").read()
+    new = SparseBoostRegressor(**{**SMALL, "n_estimators": 5}).fit(X, Y)
+
+    def failing(*args, **kwargs):
+        raise OSError("rename failed (simulated)")
+
+    monkeypatch.setattr(os, "replace", failing)
+    monkeypatch.setattr(os, "rename", failing)
+    try:
+        new.save_model(path)
+    except OSError:
+        monkeypatch.undo()
+        assert open(path, "rb").read() == before, "the failed save changed the file at that path"
+    else:
+        monkeypatch.undo()
+        np.testing.assert_array_equal(sparseboost.load_model(path).predict(X), new.predict(X))
 
 
 def test_save_of_an_unserialisable_model_leaves_the_previous_file_intact():
