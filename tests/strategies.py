@@ -221,6 +221,11 @@ def check_selection(est, X, n):
         finite_in = np.isfinite(A[:, np.sort(sel)]) if len(sel) else np.zeros((n, 0), bool)
         if not (bool(np.all(np.isfinite(values[finite_in])))):
             raise ContractViolation("transform(X) is not finite where X is finite")
+    if hasattr(est, "inverse_transform") and n:
+        # (an empty selection gives no columns, which X may not have)
+        ok, back = attempt(lambda: est.inverse_transform(values), {"X"}, "inverse_transform(transform(X))")
+        if ok and np.asarray(back).shape != (n, d):
+            raise ContractViolation(f"inverse_transform(transform(X)) has shape {back.shape}, expected {(n, d)}")
     return sel
 
 

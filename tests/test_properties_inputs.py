@@ -197,3 +197,28 @@ def test_selector_accepts_X_or_names_it(data):
             f"SparseBoostSelector.transform {'accepts' if ok else 'rejects'} an X that "
             f"its estimator's predict {'accepts' if predicted else 'rejects'}"
         )
+
+
+SELECTOR_ESTIMATORS = [
+    None, SparseBoostRegressor(**FAST), SparseBoostClassifier(**FAST), SparseBoostRegressor, "abc", 3,
+    np.float64(1.0), [SparseBoostRegressor(**FAST)],
+]
+
+
+@settings(max_examples=budget(40))
+@given(data=st.data())
+def test_selector_accepts_its_estimator_or_names_it(data):
+    example()
+    from sparseboost import MultiTaskSparseBoostRegressor
+    from sklearn.linear_model import LinearRegression
+
+    inner = data.draw(st.sampled_from(SELECTOR_ESTIMATORS + [MultiTaskSparseBoostRegressor(**FAST),
+                                                             LinearRegression()]), label="estimator")
+    X = data.draw(float_matrix(30, data.draw(good_d, label="d")), label="X")
+    y = clean_target(SparseBoostClassifier if isinstance(inner, SparseBoostClassifier) else SparseBoostRegressor,
+                     X, 30)
+    selector = SparseBoostSelector(inner)
+    ok, _ = attempt(lambda: selector.fit(X, y), {"estimator"}, f"SparseBoostSelector({inner!r}).fit(X, y)")
+    tally(ok)
+    if ok:
+        check_selection(selector, X, 30)
