@@ -187,6 +187,9 @@ def check_importances(est, n_features):
     total = float(fi.sum())
     if not (total == 0.0 or abs(total - 1.0) <= 1e-9):
         raise ContractViolation(f"feature_importances_ sums to {total!r}")
+    gain = must(lambda: np.asarray(est.get_feature_importance("gain")), "get_feature_importance('gain')")
+    if not (gain.shape == (n_features,) and np.all(np.isfinite(gain)) and np.all(gain >= 0)):
+        raise ContractViolation(f"gain importances are not finite and >= 0 of shape ({n_features},): {gain}")
     split = must(lambda: np.asarray(est.get_feature_importance("split")), "get_feature_importance('split')")
     if not (split.shape == (n_features,)):
         raise ContractViolation(f"split importances have shape {split.shape}")
@@ -1086,7 +1089,8 @@ class ModelFileWorker:
 def check_worker_results(results, field_names, n):
     """The contract for the calls on a loaded (possibly corrupted) model:
     each call either raises ValueError/TypeError naming one of
-    ``field_names`` or gives valid outputs. Returns a list of problems."""
+    ``field_names`` (any message if None: a file that is not JSON has no
+    field to name) or gives valid outputs. Returns a list of problems."""
     if "crash" in results:
         return [results["crash"]]
     problems = []
@@ -1094,7 +1098,7 @@ def check_worker_results(results, field_names, n):
         if r["status"] == "raised":
             if not r["allowed"]:
                 problems.append(f"{call} raised {r['module']}.{r['type']}: {r['message'][:300]!r}")
-            elif not names_any(r["message"], field_names, plural=True):
+            elif field_names is not None and not names_any(r["message"], field_names, plural=True):
                 problems.append(f"{call} raised {r['type']} naming none of {sorted(field_names)}: "
                                 f"{r['message'][:300]!r}")
     if problems or results["load_model"]["status"] != "ok":

@@ -302,3 +302,29 @@ def test_main_returns_0_or_exits_with_a_message(data):
         p = est.predict(np.random.default_rng(0).random((5, est.n_features_in_)))
         if not np.all(np.isfinite(p)):
             raise ContractViolation(f"the model saved by main({argv}) predicts {p}")
+
+
+@settings(max_examples=budget(60))
+@given(data=st.data())
+def test_get_feature_importance_accepts_its_arguments_or_names_them(data):
+    example()
+    multitask = data.draw(st.booleans(), label="multitask")
+    X = data.draw(float_matrix(30, 3), label="X")
+    if multitask:
+        est = MultiTaskSparseBoostRegressor(**FAST).fit(X, np.arange(30) % 4 * 1.0, np.arange(30) % 2)
+    else:
+        est = SparseBoostRegressor(**FAST).fit(X, np.arange(30) % 4 * 1.0)
+    args = {}
+    names = set()
+    for name, values in (("kind", ["gain", "split", "Gain", "weight", None, 3, b"gain"]),
+                         ("normalize", [True, False, None, "yes", 2, np.bool_(True)]),
+                         ("task", [0, 1, 5, "a", None, [0], np.int64(1), np.nan])):
+        if (name != "task" or multitask) and data.draw(st.booleans(), label=f"pass {name}"):
+            args[name] = data.draw(st.sampled_from(values), label=name)
+            names.add(name)
+    ok, values = attempt(lambda: est.get_feature_importance(**args), names, f"get_feature_importance(**{args})")
+    tally(ok)
+    if ok:
+        values = np.asarray(values)
+        if not (values.shape == (3,) and np.all(np.isfinite(values)) and np.all(values >= 0)):
+            raise ContractViolation(f"get_feature_importance(**{args}) gave {values!r}")

@@ -204,6 +204,15 @@ def test_corrupted_model_file_is_rejected_naming_the_field_or_predicts_finite(wo
     example()
     name, mutations, path, X, task = corrupted_file(data)
     allowed = set().union(*(path_names(p) for _, p, _ in mutations)) if mutations else set()
+    if data.draw(st.integers(0, 9), label="damage the bytes") == 0:
+        with open(path, "rb") as f:
+            raw = f.read()
+        cut = data.draw(st.integers(0, len(raw)), label="keep bytes")
+        tail = data.draw(st.sampled_from([b"", b"\xff\xfe", b"}", b"]]]", b"\x00", b"[" * 10000]), label="tail")
+        with open(path, "wb") as f:
+            f.write(raw[:cut] + tail)
+        mutations.append(("bytes", cut, tail[:20]))
+        allowed = None
     results = worker.run(path, X, task)
     tally(results.get("load_model", {}).get("status") == "ok")
     problems = check_worker_results(results, allowed, len(X))
