@@ -331,10 +331,10 @@ fn check_tree(tree: &Tree, n_features: usize) -> std::result::Result<(), String>
         if node.threshold.is_nan() {
             return Err(format!("nodes[{i}]: threshold must be a number"));
         }
-        for child in [node.left as usize, node.right as usize] {
+        for (side, child) in [("left", node.left as usize), ("right", node.right as usize)] {
             if child <= i || child >= len {
                 return Err(format!(
-                    "nodes[{i}]: child {child} must come after the node and exist ({len} nodes)"
+                    "nodes[{i}].{side} = {child} must name a later node of the {len}"
                 ));
             }
             parents[child] = parents[child].saturating_add(1);

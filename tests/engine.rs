@@ -565,11 +565,11 @@ fn a_model_file_is_checked_as_untrusted_input() {
         ("n_features", Box::new(|v| v["n_features"] = (-1).into())),
         ("base_score", Box::new(|v| v["base_score"] = "x".into())),
         (
-            "child",
+            "left",
             Box::new(|v| v["trees"][0]["nodes"][0]["left"] = 0.into()),
         ),
         (
-            "child",
+            "right",
             Box::new(|v| v["trees"][0]["nodes"][0]["right"] = 99.into()),
         ),
         (

@@ -149,11 +149,17 @@ class FeatureSelectorMixin(SelectorMixin):
 
     def inverse_transform(self, X):
         """``X`` of the selected columns back to all ``n_features_in_``
-        columns (zeros where a feature was not selected)."""
-        check_is_fitted(self)
+        columns (zeros where a feature was not selected; NaN stays NaN)."""
+        support = self.get_support()
         with naming("X"):
             X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
-        return SelectorMixin.inverse_transform(self, X)
+        if X.shape[1] != support.sum():
+            raise ValueError(
+                f"X has {X.shape[1]} columns, but the model selected {support.sum()} features"
+            )
+        full = np.zeros((X.shape[0], support.size))
+        full[:, support] = X
+        return full
 
 
 class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):

@@ -34,7 +34,7 @@ def _count(name, value, minimum):
     return int(value)
 
 
-def _check_common(noise, task, n_values):
+def _check_common(noise, task, n_values, size="n_samples x n_features"):
     if not isinstance(noise, numbers.Real) or isinstance(noise, (bool, np.bool_)):
         raise TypeError(f"noise must be a real number, got {noise!r}")
     if not 0 <= noise <= MAX_NOISE:
@@ -43,7 +43,7 @@ def _check_common(noise, task, n_values):
         raise ValueError(f"task must be 'regression' or 'classification', got {task!r}")
     if n_values > MAX_VALUES:
         raise ValueError(
-            f"n_samples x n_features = {n_values} values is more than {MAX_VALUES} "
+            f"{size} = {n_values} values is more than {MAX_VALUES} "
             f"({MAX_VALUES * 8 / 2**30:.0f} GiB)"
         )
 
@@ -161,7 +161,7 @@ def make_multitask(
             f"n_features must be >= n_shared + n_tasks * n_private = "
             f"{n_shared + n_tasks * n_private}, got {n_features}"
         )
-    _check_common(noise, task, sum(sizes) * n_features)
+    _check_common(noise, task, sum(sizes) * n_features, "sum(task_sizes) x n_features")
     rng = _rng(random_state)
     shapes = (lambda x: x, np.exp2, lambda x: np.sin(2 * np.pi * x), lambda x: np.log2(1 + x))
     common = rng.choice([-1.0, 1.0], n_shared) * rng.uniform(1.5, 2.5, n_shared)

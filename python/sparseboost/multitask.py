@@ -386,8 +386,8 @@ class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):
             present = np.unique(encoded[codes == t])
             if len(present) < 2:
                 raise ValueError(
-                    f"task {label!r} has samples of only one class "
-                    f"({self.classes_[present[0]]!r}); every task needs both classes"
+                    f"y holds a single class ({self.classes_[present[0]].item()!r}) in the "
+                    f"rows of task {label!r}; every task needs samples of both classes"
                 )
         return encoded.astype(np.float64)
 

@@ -142,6 +142,24 @@ def save_model(estimator, path) -> None:
         raise
 
 
+def _non_finite(value, path):
+    """The path of the first NaN or infinite number in ``value`` (Python's
+    JSON reader accepts them; JSON itself and the engine do not), or None."""
+    if isinstance(value, float) and not np.isfinite(value):
+        return path
+    if isinstance(value, dict):
+        items = ((f"{path}.{k}", v) for k, v in value.items())
+    elif isinstance(value, list):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    for sub_path, sub_value in items:
+        found = _non_finite(sub_value, sub_path)
+        if found is not None:
+            return found
+    return None
+
+
 class _Fields:
     """Reads a model file's fields, raising ``ValueError`` that names the
     field for anything missing or of the wrong kind."""
@@ -176,7 +194,10 @@ class _Fields:
             labels = np.asarray(values, dtype=None if dtype is None else np.dtype(dtype))
         except (TypeError, ValueError, OverflowError) as e:
             self.fail(f"fitted.{key}", f"cannot be read as {dtype}: {e}")
-        if labels.ndim != 1 or labels.dtype.kind not in _LABEL_KINDS:
+        readable = labels.dtype.kind in _LABEL_KINDS or (
+            labels.dtype == object and all(isinstance(v, (str, bool, int, float)) for v in values)
+        )
+        if labels.ndim != 1 or not readable:
             self.fail(f"fitted.{key}", f"must be a list of numbers or strings, got {values!r}")
         if labels.dtype.kind == "f" and not np.isfinite(labels).all():
             self.fail(f"fitted.{key}", "must not hold NaN or infinity")
@@ -213,6 +234,9 @@ def load_model(path):
     expected_format = "sparseboost-multitask-model" if multitask else "sparseboost-model"
     if model_format != expected_format:
         fields.fail("estimator", f"{name!r} does not match model.format {model_format!r}")
+    bad = _non_finite(document["model"], "model")
+    if bad is not None:
+        fields.fail(bad, "must be a finite number")
     try:
         if multitask:
             engine_model = _core.MultiTaskModel.from_json(json.dumps(document["model"]))
