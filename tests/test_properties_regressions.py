@@ -453,3 +453,35 @@ def test_group_testing_with_one_long_subset_finds_the_planted_feature(one_plante
     est = SparseBoostRegressor(n_estimators=2, min_samples_leaf=2, split_search="group_testing",
                                gt_n_features=1, random_state=seed, n_jobs=1).fit(X_wide, y)
     assert est.selected_features_.tolist() == [j]
+
+
+# -- found by the property suite (long profile) ----------------------------------------
+
+
+def test_object_task_labels_with_a_one_row_task_are_rejected_naming_task():
+    task = np.array([1] * 39 + [2], dtype=object)
+    with pytest.raises((ValueError, TypeError), match=r"\btask\b"):
+        MultiTaskSparseBoostRegressor(**SMALL).fit(X, Y, task)
+
+
+@pytest.mark.parametrize("name", ["learning_rate", "subsample", "colsample_bytree", "min_child_weight"])
+def test_numpy_bool_parameter_is_rejected_or_survives_save_and_load(name):
+    """True is refused for a real-valued parameter; np.True_ must be too, or
+    the fitted model must save and load."""
+    est = SparseBoostRegressor(**{**SMALL, name: np.True_})
+    ok, _ = attempt(lambda: est.fit(X, Y), {name}, f"fit with {name}=np.True_")
+    if ok:
+        path = tmp_path(".json")
+        est.save_model(path)
+        np.testing.assert_array_equal(sparseboost.load_model(path).predict(X), est.predict(X))
+
+
+@pytest.mark.parametrize("cls", [SparseBoostRegressor, MultiTaskSparseBoostRegressor], ids=lambda c: c.__name__)
+def test_score_on_a_single_row_is_finite_or_rejected(cls):
+    """R² of one row is undefined (scikit-learn returns NaN): a finite score
+    or a ValueError naming X or y."""
+    est = cls(**SMALL).fit(*fit_args(cls))
+    args = (X[:1], Y[:1], TASK[:1]) if cls is MultiTaskSparseBoostRegressor else (X[:1], Y[:1])
+    ok, score = attempt(lambda: est.score(*args), {"X", "y"}, "score on one row")
+    if ok:
+        assert np.isfinite(score), f"score on one row is {score}"
