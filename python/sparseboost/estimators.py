@@ -129,10 +129,9 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         return self._raw_predict(X)
 
     def score(self, X, y, sample_weight=None):
-        """R² of ``predict(X)`` (NaN, with scikit-learn's warning, for fewer
-        than 2 rows)."""
+        """R² of ``predict(X)`` (at least 2 rows)."""
         predicted, y, sample_weight = self._score_inputs(X, y, sample_weight)
-        return float(r2_score(y, predicted, sample_weight=sample_weight))
+        return r_squared(y, predicted, sample_weight)
 
 
 class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
@@ -193,6 +192,13 @@ class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
         """Accuracy of ``predict(X)``."""
         predicted, y, sample_weight = self._score_inputs(X, y, sample_weight)
         return float(accuracy_score(y, predicted, sample_weight=sample_weight))
+
+
+def r_squared(y, predicted, sample_weight) -> float:
+    """R² of ``predicted``; one row has none (scikit-learn would return NaN)."""
+    if len(y) < 2:
+        raise ValueError(f"score needs at least 2 rows of y (R² of {len(y)} is undefined)")
+    return float(r2_score(y, predicted, sample_weight=sample_weight))
 
 
 def probabilities(logit: np.ndarray) -> np.ndarray:

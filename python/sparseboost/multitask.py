@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.metrics import accuracy_score, r2_score
+from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
@@ -28,7 +28,7 @@ from ._validation import (
     resolve_n_jobs,
     resolve_seed,
 )
-from .estimators import probabilities
+from .estimators import probabilities, r_squared
 
 # Single-task parameters that multitask boosting does not take: mu_group and
 # mu_task replace mu, and the multitask penalty has no costs, bags or
@@ -144,7 +144,8 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
         self.tasks_, codes = _encode_tasks(task, X.shape[0])
         counts = np.bincount(codes, minlength=len(self.tasks_))
         if np.any(counts < 2):
-            few = {self.tasks_[t].item(): int(counts[t]) for t in np.flatnonzero(counts < 2)}
+            labels = self.tasks_.tolist()
+            few = {labels[t]: int(counts[t]) for t in np.flatnonzero(counts < 2)}
             raise ValueError(f"every task needs at least 2 rows; rows per task: {few}")
         y = np.ascontiguousarray(self._encode_target(y, codes), dtype=np.float64)
         self._model = _core.fit_multitask(
@@ -357,9 +358,9 @@ class MultiTaskSparseBoostRegressor(RegressorMixin, BaseMultiTaskSparseBoost):
         return self._raw_predict(X, task)
 
     def score(self, X, y, task, sample_weight=None):
-        """R² of ``predict(X, task)`` over all rows."""
+        """R² of ``predict(X, task)`` over all rows (at least 2)."""
         predicted, y, sample_weight = self._score_inputs(X, y, task, sample_weight)
-        return float(r2_score(y, predicted, sample_weight=sample_weight))
+        return r_squared(y, predicted, sample_weight)
 
 
 class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):

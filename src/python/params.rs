@@ -22,9 +22,19 @@ fn wrong_type(key: &str, expected: &str, value: &Bound<'_, PyAny>) -> PyErr {
     ))
 }
 
+/// True for Python's and numpy's booleans (`np.True_` is no `bool`
+/// subclass, and converts to 1.0 silently).
+fn is_boolean(value: &Bound<'_, PyAny>) -> bool {
+    value.is_instance_of::<PyBool>()
+        || value
+            .get_type()
+            .name()
+            .is_ok_and(|n| n.to_string() == "bool_" || n.to_string() == "bool")
+}
+
 /// A real number (an int or a float, not a bool or a string).
 fn real(key: &str, value: &Bound<'_, PyAny>) -> PyResult<f64> {
-    if value.is_instance_of::<PyBool>() || value.is_instance_of::<PyString>() {
+    if is_boolean(value) || value.is_instance_of::<PyString>() {
         return Err(wrong_type(key, "a real number", value));
     }
     value.extract::<f64>().map_err(|e| {
@@ -40,9 +50,7 @@ fn real(key: &str, value: &Bound<'_, PyAny>) -> PyResult<f64> {
 /// a range error (a `ValueError`). Beyond 2⁶³ it saturates: such counts
 /// mean "no limit" everywhere they are used.
 fn count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
-    if value.is_instance_of::<PyBool>()
-        || value.is_instance_of::<PyFloat>()
-        || value.is_instance_of::<PyString>()
+    if is_boolean(value) || value.is_instance_of::<PyFloat>() || value.is_instance_of::<PyString>()
     {
         return Err(wrong_type(key, "an integer", value));
     }
@@ -79,7 +87,7 @@ fn name(key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
 
 /// A seed: an integer in [0, 2⁶⁴).
 fn seed(key: &str, value: &Bound<'_, PyAny>) -> PyResult<u64> {
-    if value.is_instance_of::<PyBool>() {
+    if is_boolean(value) {
         return Err(wrong_type(key, "an integer", value));
     }
     value.extract::<u64>().map_err(|e| {
