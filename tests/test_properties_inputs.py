@@ -95,7 +95,7 @@ def test_predict_and_score_accept_X_or_name_it(data):
         y = clean_target(SparseBoostClassifier, X, rows)
     else:
         y = np.arange(rows) % 4 * 1.0
-    ok, score = attempt(lambda: est.score(X, y), {"X"}, "score(X, y)")
+    ok, score = attempt(lambda: est.score(X, y), {"X", "y"}, "score(X, y)")
     if ok and not (isinstance(score, float) and np.isfinite(score)):
         raise ContractViolation(f"score(X, y) is not a finite float: {score!r}")
 

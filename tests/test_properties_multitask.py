@@ -154,8 +154,8 @@ def test_multitask_predict_accepts_task_or_names_it(data):
         y = np.arange(n) % 2 if isinstance(est, MultiTaskSparseBoostClassifier) else np.arange(n) * 1.0
         if isinstance(est, MultiTaskSparseBoostClassifier):
             y = est.classes_[y]
-        ok, score = attempt(lambda: est.score(X, y, task), names, "score(X, y, task)")
-        if not ok or not np.isfinite(score):
+        ok, score = attempt(lambda: est.score(X, y, task), names | {"X", "y"}, "score(X, y, task)")
+        if ok and not np.isfinite(score):
             raise ContractViolation(f"score(X, y, task) is not a finite float: {score!r}")
 
 
