@@ -46,7 +46,7 @@ def clean_target(cls, X, n):
     return (np.arange(n) % 5) + 0.5
 
 
-@settings(max_examples=budget(250))
+@settings(max_examples=budget(400))
 @given(data=st.data())
 def test_fit_accepts_X_or_names_it(data):
     example()
@@ -76,7 +76,7 @@ def fitted_booster(data):
     return cls(**FAST).fit(X_fit, clean_target(cls, X_fit, 30)), d
 
 
-@settings(max_examples=budget(150))
+@settings(max_examples=budget(240))
 @given(data=st.data())
 def test_predict_and_score_accept_X_or_name_it(data):
     example()
@@ -100,7 +100,7 @@ def test_predict_and_score_accept_X_or_name_it(data):
         raise ContractViolation(f"score(X, y) is not a finite float: {score!r}")
 
 
-@settings(max_examples=budget(120))
+@settings(max_examples=budget(190))
 @given(data=st.data())
 def test_transform_accepts_exactly_what_predict_accepts(data):
     example()
@@ -119,7 +119,7 @@ def test_transform_accepts_exactly_what_predict_accepts(data):
         )
 
 
-@settings(max_examples=budget(150))
+@settings(max_examples=budget(240))
 @given(data=st.data())
 def test_regressor_accepts_y_or_names_it(data):
     example()
@@ -135,7 +135,7 @@ def test_regressor_accepts_y_or_names_it(data):
         check_fitted(est, X, y)
 
 
-@settings(max_examples=budget(150))
+@settings(max_examples=budget(240))
 @given(data=st.data())
 def test_classifier_accepts_labels_or_names_y(data):
     example()
@@ -150,7 +150,7 @@ def test_classifier_accepts_labels_or_names_y(data):
         check_fitted(est, X, y)
 
 
-@settings(max_examples=budget(150))
+@settings(max_examples=budget(240))
 @given(data=st.data())
 def test_fit_accepts_sample_weight_or_names_it(data):
     example()
@@ -167,7 +167,7 @@ def test_fit_accepts_sample_weight_or_names_it(data):
         check_fitted(est, X, y)
 
 
-@settings(max_examples=budget(120))
+@settings(max_examples=budget(190))
 @given(data=st.data())
 def test_selector_accepts_X_or_names_it(data):
     example()
@@ -205,7 +205,7 @@ SELECTOR_ESTIMATORS = [
 ]
 
 
-@settings(max_examples=budget(40))
+@settings(max_examples=budget(60))
 @given(data=st.data())
 def test_selector_accepts_its_estimator_or_names_it(data):
     example()

@@ -41,7 +41,7 @@ def clean_target(cls, task, n):
     return (np.arange(n) % 5).astype(np.float64) * (1 + np.asarray(task) % 2)
 
 
-@settings(max_examples=budget(150))
+@settings(max_examples=budget(240))
 @given(data=st.data())
 def test_multitask_fit_accepts_X_or_names_it(data):
     example()
@@ -60,7 +60,7 @@ def test_multitask_fit_accepts_X_or_names_it(data):
         check_fitted(est, X, y, task=task)
 
 
-@settings(max_examples=budget(120))
+@settings(max_examples=budget(190))
 @given(data=st.data())
 def test_multitask_fit_accepts_y_or_names_it(data):
     example()
@@ -82,7 +82,7 @@ def test_multitask_fit_accepts_y_or_names_it(data):
         check_fitted(est, X, y, task=task)
 
 
-@settings(max_examples=budget(120))
+@settings(max_examples=budget(190))
 @given(data=st.data())
 def test_multitask_fit_accepts_task_or_names_it(data):
     example()
@@ -104,7 +104,7 @@ def test_multitask_fit_accepts_task_or_names_it(data):
         check_fitted(est, X, y, task=task)
 
 
-@settings(max_examples=budget(100))
+@settings(max_examples=budget(160))
 @given(data=st.data())
 def test_multitask_fit_accepts_sample_weight_or_names_it(data):
     example()
@@ -133,7 +133,7 @@ def fitted_multitask(data):
     return cls(**FAST).fit(X, y, task), d, labels
 
 
-@settings(max_examples=budget(120))
+@settings(max_examples=budget(190))
 @given(data=st.data())
 def test_multitask_predict_accepts_task_or_names_it(data):
     example()
@@ -159,7 +159,7 @@ def test_multitask_predict_accepts_task_or_names_it(data):
             raise ContractViolation(f"score(X, y, task) is not a finite float: {score!r}")
 
 
-@settings(max_examples=budget(100))
+@settings(max_examples=budget(160))
 @given(data=st.data())
 def test_multitask_predict_accepts_X_or_names_it(data):
     example()

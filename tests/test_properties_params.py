@@ -67,7 +67,7 @@ def companions(data, name):
     return extra
 
 
-@settings(max_examples=budget(300))
+@settings(max_examples=budget(480))
 @given(data=st.data())
 def test_any_parameter_value_is_accepted_or_named(data):
     example()
@@ -97,7 +97,7 @@ MULTITASK_PARAMETERS = [p for p in SCALAR_PARAMETERS if p not in ("mu", "max_fea
 ]
 
 
-@settings(max_examples=budget(200))
+@settings(max_examples=budget(320))
 @given(data=st.data())
 def test_any_multitask_parameter_value_is_accepted_or_named(data):
     example()
@@ -124,7 +124,7 @@ def test_any_multitask_parameter_value_is_accepted_or_named(data):
         check_fitted(est, X, y, task=task)
 
 
-@settings(max_examples=budget(150))
+@settings(max_examples=budget(240))
 @given(data=st.data())
 def test_same_int_random_state_gives_the_same_model_with_1_and_2_threads(data):
     example()
@@ -182,7 +182,7 @@ def dataset_argument(data, valid, nasty, name):
     return data.draw(st.one_of(st.sampled_from(valid), st.sampled_from(nasty)), label=name)
 
 
-@settings(max_examples=budget(300))
+@settings(max_examples=budget(480))
 @given(data=st.data())
 def test_make_synthetic_accepts_arguments_or_names_them(data):
     example()
@@ -215,7 +215,7 @@ def test_make_synthetic_accepts_arguments_or_names_them(data):
             raise ContractViolation(f"make_synthetic gave a non-finite y or shape {y.shape}: {y[:5]}")
 
 
-@settings(max_examples=budget(300))
+@settings(max_examples=budget(480))
 @given(data=st.data())
 def test_make_multitask_accepts_arguments_or_names_them(data):
     example()
@@ -265,7 +265,7 @@ OPTION_VALUES = {
 }
 
 
-@settings(max_examples=budget(200))
+@settings(max_examples=budget(320))
 @given(data=st.data())
 def test_main_returns_0_or_exits_with_a_message(data):
     example()
@@ -304,7 +304,7 @@ def test_main_returns_0_or_exits_with_a_message(data):
             raise ContractViolation(f"the model saved by main({argv}) predicts {p}")
 
 
-@settings(max_examples=budget(60))
+@settings(max_examples=budget(100))
 @given(data=st.data())
 def test_get_feature_importance_accepts_its_arguments_or_names_them(data):
     example()

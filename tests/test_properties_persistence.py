@@ -53,7 +53,7 @@ TASKS = [np.array([0, 1, 2]), np.array(["t0", "t1", "t2"]), np.array([-5, 2**40,
          np.array([0, 2**64 - 1, 2**63], dtype=np.uint64), np.array([0.5, 1.5, -2.0])]
 
 
-@settings(max_examples=budget(120))
+@settings(max_examples=budget(190))
 @given(data=st.data())
 def test_save_load_and_pickle_are_exact_and_the_loaded_estimator_refits(data):
     example()
@@ -198,7 +198,7 @@ def corrupted_file(data):
     return name, mutations, path, X, task
 
 
-@settings(max_examples=budget(300), phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@settings(max_examples=budget(480), phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(data=st.data())
 def test_corrupted_model_file_is_rejected_naming_the_field_or_predicts_finite(worker, data):
     example()

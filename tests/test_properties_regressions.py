@@ -485,3 +485,9 @@ def test_score_on_a_single_row_is_finite_or_rejected(cls):
     ok, score = attempt(lambda: est.score(*args), {"X", "y"}, "score on one row")
     if ok:
         assert np.isfinite(score), f"score on one row is {score}"
+
+
+def test_object_labels_with_a_single_class_task_are_rejected_naming_y():
+    y = np.array(["neg", "pos"] * 20, dtype=object)  # task 0 holds only "neg", task 1 only "pos"
+    with pytest.raises((ValueError, TypeError), match=r"\by\b"):
+        MultiTaskSparseBoostClassifier(**SMALL).fit(X, y, TASK)
