@@ -387,7 +387,7 @@ class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):
             present = np.unique(encoded[codes == t])
             if len(present) < 2:
                 raise ValueError(
-                    f"y holds a single class ({self.classes_[present[0]].item()!r}) in the "
+                    f"y holds a single class ({self.classes_.tolist()[present[0]]!r}) in the "
                     f"rows of task {label!r}; every task needs samples of both classes"
                 )
         return encoded.astype(np.float64)

@@ -262,7 +262,7 @@ def load_model(path):
             "fitted.n_features_in_", f"is {d} but the model has {engine_model.n_features} features"
         )
     estimator.n_features_in_ = d
-    names = fitted.get("feature_names_in_")
+    names = fields.get("fitted", "feature_names_in_")
     if names is not None:
         if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
             fields.fail("fitted.feature_names_in_", "must be a list of strings or null")
