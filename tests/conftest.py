@@ -23,7 +23,7 @@ def synthetic_classification():
 #
 # SPARSEBOOST_HYPOTHESIS_PROFILE=ci (default): a fixed seed and about 1.5-2
 # minutes for all property tests; =long: random seeds and >= 10,000 examples
-# (each property test runs strategies.LONG_FACTOR times as many); =explore:
+# (each property test runs contract.LONG_FACTOR times as many); =explore:
 # ci, reporting every distinct failure of each test instead of the first.
 
 import os  # noqa: E402
@@ -63,12 +63,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     library rejected (ValueError/TypeError) or accepted."""
     import sys
 
-    strategies = sys.modules.get("strategies")
-    if strategies is None or not strategies.STATS["examples"]:
+    contract = sys.modules.get("contract")
+    if contract is None or not contract.STATS["examples"]:
         return
-    s = strategies.STATS
+    s = contract.STATS
     terminalreporter.write_sep("-", "sparseboost property tests")
     terminalreporter.write_line(
-        f"hypothesis profile {strategies.PROFILE!r}: {s['examples']} examples ran, "
+        f"hypothesis profile {contract.PROFILE!r}: {s['examples']} examples ran, "
         f"{s['rejected']} rejected with ValueError/TypeError, {s['accepted']} accepted"
     )

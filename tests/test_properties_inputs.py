@@ -1,21 +1,26 @@
 """Property tests: the single-task boosters and the selector on any X, y and
-sample_weight (see strategies.py for the contract)."""
+sample_weight (see contract.py for the contract)."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sparseboost import SparseBoostClassifier, SparseBoostRegressor, SparseBoostSelector
-from strategies import (
-    FAST,
+from contract import (
     ContractViolation,
-    any_X,
     as_float_matrix,
     attempt,
     budget,
     check_fitted,
     check_predictions,
     check_selection,
+    example,
+    rows_of,
+    tally,
+)
+from strategies import (
+    FAST,
+    any_X,
     class_labels,
     float_matrix,
     good_d,
@@ -23,10 +28,7 @@ from strategies import (
     n_cols_st,
     n_rows_st,
     regression_targets,
-    rows_of,
     sample_weights,
-    tally,
-    example,
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore")

@@ -6,26 +6,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sparseboost import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor
-from strategies import (
-    FAST,
+from contract import (
     ContractViolation,
-    any_X,
     attempt,
     budget,
     check_fitted,
     check_predictions,
+    example,
+    rows_of,
+    tally,
+)
+from strategies import (
+    FAST,
+    any_X,
     class_labels,
     classes_for,
-    example,
     float_matrix,
     good_d,
     good_n,
     n_cols_st,
     n_rows_st,
     regression_targets,
-    rows_of,
     sample_weights,
-    tally,
     task_labels,
     tasks_for,
 )

@@ -1,10 +1,9 @@
 """Property tests: every constructor parameter, the same seed giving the
 same model whatever n_jobs is, sparseboost.datasets and the main command
-(see strategies.py for the contract)."""
+(see contract.py for the contract)."""
 
 import contextlib
 import io
-import json
 import math
 import os
 
@@ -22,27 +21,18 @@ from sparseboost import (
 )
 from sparseboost.__main__ import main
 from sparseboost.datasets import make_multitask, make_synthetic
+from contract import ContractViolation, attempt, budget, check_fitted, example, tally, tmp_path
+from model_files import parameter_case_in_subprocess
 from strategies import (
     FAST,
-    HUGE_INTS,
-    NASTY,
     SCALAR_PARAMETERS,
-    VALID,
-    ContractViolation,
-    attempt,
-    budget,
-    check_fitted,
     classes_for,
-    example,
     feature_bags_values,
     feature_costs_values,
     float_matrix,
     good_d,
-    parameter_case_in_subprocess,
     parameter_values,
-    tally,
     task_feature_masks,
-    tmp_path,
     valid_params,
 )
 

@@ -21,26 +21,18 @@ from sparseboost import (
     SparseBoostClassifier,
     SparseBoostRegressor,
 )
-from strategies import (
+from contract import (
     ContractViolation,
-    ModelFileWorker,
     attempt,
     budget,
     check_round_trips,
-    check_worker_results,
-    classes_for,
     example,
-    float_matrix,
-    get_path,
-    good_d,
-    leaf_paths,
     must,
-    path_names,
-    set_path,
     tally,
     tmp_path,
-    valid_params,
 )
+from model_files import ModelFileWorker, check_worker_results, get_path, leaf_paths, path_names
+from strategies import classes_for, float_matrix, good_d, valid_params
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 

@@ -1,5 +1,5 @@
 """Plain regression tests, one per known breach of the contract in
-strategies.py (each failed at commit 277ff20)."""
+contract.py (each failed at commit 277ff20)."""
 
 import copy
 import json
@@ -19,16 +19,9 @@ from sparseboost import (
     _core,
 )
 from sparseboost.datasets import make_multitask, make_synthetic
-from strategies import (
-    ModelFileWorker,
-    attempt,
-    check_predictions,
-    check_worker_results,
-    classes_for,
-    names_any,
-    parameter_case_in_subprocess,
-    tmp_path,
-)
+from contract import attempt, check_predictions, names_any, tmp_path
+from model_files import ModelFileWorker, check_worker_results, parameter_case_in_subprocess
+from strategies import classes_for
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
