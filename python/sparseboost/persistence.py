@@ -286,5 +286,9 @@ def load_model(path):
     try:
         estimator._check_params()
     except (TypeError, ValueError) as e:
-        fields.fail("params", f"are invalid: {e}")
+        fields.fail(
+            "params",
+            "disagree with fitted.n_features_in_, fitted.feature_names_in_ or fitted.tasks_, "
+            f"or are invalid: {e}",
+        )
     return estimator
