@@ -65,8 +65,13 @@ LIBS = ("sparseboost", "sparseboost-agbm", "sparseboost-gt", "lightgbm", "xgboos
 SPARSEBOOST_VARIANTS = {
     "sparseboost": {"penalty": "none"},
     "sparseboost-agbm": {"penalty": "agbm", "mu": 0.01},
-    "sparseboost-gt": {"penalty": "agbm", "mu": 0.01, "split_search": "group_testing",
-                       "gt_n_features": 3, "gt_delta": 0.1},
+    "sparseboost-gt": {
+        "penalty": "agbm",
+        "mu": 0.01,
+        "split_search": "group_testing",
+        "gt_n_features": 3,
+        "gt_delta": 0.1,
+    },
 }
 REAL_DATASETS = ("lightgbm_binary", "cal_housing")
 N_TREES, N_LEAVES, N_BINS, LEARNING_RATE, N_THREADS, MIN_LEAF = 100, 31, 255, 0.1, 2, 20
@@ -101,8 +106,9 @@ def load_problem(problem):
         make_synthetic = load_make_synthetic()
         X, y = make_synthetic(n, p, task=task, random_state=SEED)
         # A separate draw with another seed: same distribution, unseen rows.
-        X_test, y_test = make_synthetic(min(max(n // 5, 1), 20000), p, task=task,
-                                        random_state=TEST_SEED)
+        X_test, y_test = make_synthetic(
+            min(max(n // 5, 1), 20000), p, task=task, random_state=TEST_SEED
+        )
         return task, X, y, X_test, y_test
     if problem == "lightgbm_binary":
         train = np.loadtxt(DATA_DIR / "lightgbm_binary" / "binary.train", delimiter="\t")
@@ -135,18 +141,33 @@ def make_estimator_factory(lib, task):
         import sparseboost as sb
 
         cls = sb.SparseBoostClassifier if clf else sb.SparseBoostRegressor
-        params = {"n_estimators": N_TREES, "learning_rate": LEARNING_RATE, "max_leaves": N_LEAVES,
-                  "max_bins": N_BINS, "min_samples_leaf": MIN_LEAF, "n_jobs": N_THREADS,
-                  "random_state": SEED, **SPARSEBOOST_VARIANTS[lib]}
+        params = {
+            "n_estimators": N_TREES,
+            "learning_rate": LEARNING_RATE,
+            "max_leaves": N_LEAVES,
+            "max_bins": N_BINS,
+            "min_samples_leaf": MIN_LEAF,
+            "n_jobs": N_THREADS,
+            "random_state": SEED,
+            **SPARSEBOOST_VARIANTS[lib],
+        }
         return (lambda: cls(**params)), sb.__version__
     if lib == "lightgbm":
         import lightgbm as lgb
 
         cls = lgb.LGBMClassifier if clf else lgb.LGBMRegressor
-        params = {"n_estimators": N_TREES, "learning_rate": LEARNING_RATE, "num_leaves": N_LEAVES,
-                  "max_bin": N_BINS, "min_child_samples": MIN_LEAF, "n_jobs": N_THREADS,
-                  "subsample": 1.0, "colsample_bytree": 1.0, "random_state": SEED,
-                  "verbose": -1}
+        params = {
+            "n_estimators": N_TREES,
+            "learning_rate": LEARNING_RATE,
+            "num_leaves": N_LEAVES,
+            "max_bin": N_BINS,
+            "min_child_samples": MIN_LEAF,
+            "n_jobs": N_THREADS,
+            "subsample": 1.0,
+            "colsample_bytree": 1.0,
+            "random_state": SEED,
+            "verbose": -1,
+        }
         return (lambda: cls(**params)), lgb.__version__
     if lib == "xgboost":
         import xgboost as xgb
@@ -156,11 +177,21 @@ def make_estimator_factory(lib, task):
         # sum, set to LightGBM's default min_sum_hessian_in_leaf. reg_lambda=0
         # makes its gain the plain Newton gain used by the other libraries.
         # lossguide + max_depth=0 grows leaf-wise like LightGBM.
-        params = {"n_estimators": N_TREES, "learning_rate": LEARNING_RATE, "tree_method": "hist",
-                  "grow_policy": "lossguide", "max_leaves": N_LEAVES, "max_depth": 0,
-                  "max_bin": N_BINS, "min_child_weight": 1e-3, "reg_lambda": 0.0,
-                  "subsample": 1.0, "colsample_bytree": 1.0, "n_jobs": N_THREADS,
-                  "random_state": SEED}
+        params = {
+            "n_estimators": N_TREES,
+            "learning_rate": LEARNING_RATE,
+            "tree_method": "hist",
+            "grow_policy": "lossguide",
+            "max_leaves": N_LEAVES,
+            "max_depth": 0,
+            "max_bin": N_BINS,
+            "min_child_weight": 1e-3,
+            "reg_lambda": 0.0,
+            "subsample": 1.0,
+            "colsample_bytree": 1.0,
+            "n_jobs": N_THREADS,
+            "random_state": SEED,
+        }
         return (lambda: cls(**params)), xgb.__version__
     if lib == "sklearn":
         import sklearn
@@ -168,9 +199,15 @@ def make_estimator_factory(lib, task):
         from sklearn.ensemble import HistGradientBoostingRegressor as HGBR
 
         cls = HGBC if clf else HGBR
-        params = {"max_iter": N_TREES, "learning_rate": LEARNING_RATE, "max_leaf_nodes": N_LEAVES,
-                  "max_bins": N_BINS, "min_samples_leaf": MIN_LEAF, "early_stopping": False,
-                  "random_state": SEED}
+        params = {
+            "max_iter": N_TREES,
+            "learning_rate": LEARNING_RATE,
+            "max_leaf_nodes": N_LEAVES,
+            "max_bins": N_BINS,
+            "min_samples_leaf": MIN_LEAF,
+            "early_stopping": False,
+            "random_state": SEED,
+        }
         return (lambda: cls(**params)), sklearn.__version__
     raise ValueError(f"unknown library {lib!r}")
 
@@ -238,14 +275,24 @@ def run_worker(lib, problem, repeats):
             metric = score(task, model, X_test, y_test)
             predict_times.append(time.perf_counter() - t0)
     return {
-        "status": "ok", "version": version, "task": task, "load_average": os.getloadavg()[0],
-        "n_train": int(X.shape[0]), "n_test": int(X_test.shape[0]), "n_features": int(X.shape[1]),
-        "fit_s": statistics.median(fit_times), "fit_times_s": fit_times,
-        "predict_s": statistics.median(predict_times), "predict_times_s": predict_times,
-        "metric_name": "auc" if task == "classification" else "rmse", "metric": metric,
+        "status": "ok",
+        "version": version,
+        "task": task,
+        "load_average": os.getloadavg()[0],
+        "n_train": int(X.shape[0]),
+        "n_test": int(X_test.shape[0]),
+        "n_features": int(X.shape[1]),
+        "fit_s": statistics.median(fit_times),
+        "fit_times_s": fit_times,
+        "predict_s": statistics.median(predict_times),
+        "predict_times_s": predict_times,
+        "metric_name": "auc" if task == "classification" else "rmse",
+        "metric": metric,
         "n_features_used": n_features_used(model),
-        "rss_before_fit_mib": rss_before, "maxrss_before_fit_mib": maxrss_before,
-        "peak_total_mib": peak_total, "peak_fit_mib": peak_total - rss_before,
+        "rss_before_fit_mib": rss_before,
+        "maxrss_before_fit_mib": maxrss_before,
+        "peak_total_mib": peak_total,
+        "peak_fit_mib": peak_total - rss_before,
     }
 
 
@@ -254,11 +301,17 @@ def run_worker(lib, problem, repeats):
 
 def run_in_subprocess(lib, problem, repeats, timeout):
     """Run one worker in a fresh interpreter; its last stdout line is the JSON result."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", lib, problem,
-           "--repeats", str(repeats)]
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        lib,
+        problem,
+        "--repeats",
+        str(repeats),
+    ]
     try:
-        proc = subprocess.run(cmd, check=False, capture_output=True, text=True,
-                              timeout=timeout)
+        proc = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"status": "failed", "error": f"timeout after {timeout} s"}
     lines = proc.stdout.strip().splitlines()
@@ -280,24 +333,45 @@ def format_table(problem, results):
     ref = ref if ref.get("status") == "ok" else {}
     ok = [r for r in results.values() if r.get("status") == "ok"]
     metric_name = ok[0]["metric_name"].upper() if ok else "metric"
-    header = ["library", "fit s", "fit/lgb", "predict s", "pred/lgb",
-              metric_name, f"{metric_name}/lgb", "features", "fit MiB", "mem/lgb", "peak MiB"]
+    header = [
+        "library",
+        "fit s",
+        "fit/lgb",
+        "predict s",
+        "pred/lgb",
+        metric_name,
+        f"{metric_name}/lgb",
+        "features",
+        "fit MiB",
+        "mem/lgb",
+        "peak MiB",
+    ]
     rows = []
     for lib, r in results.items():
         if r.get("status") != "ok":
             rows.append([lib, r.get("status", "?")] + [""] * (len(header) - 2))
             continue
-        rows.append([lib, f"{r['fit_s']:.3f}", ratio(r["fit_s"], ref.get("fit_s")),
-                     f"{r['predict_s']:.4f}", ratio(r["predict_s"], ref.get("predict_s")),
-                     f"{r['metric']:.4f}", ratio(r["metric"], ref.get("metric")),
-                     str(r.get("n_features_used", "-")),
-                     f"{r['peak_fit_mib']:.0f}", ratio(r["peak_fit_mib"], ref.get("peak_fit_mib")),
-                     f"{r['peak_total_mib']:.0f}"])
+        rows.append(
+            [
+                lib,
+                f"{r['fit_s']:.3f}",
+                ratio(r["fit_s"], ref.get("fit_s")),
+                f"{r['predict_s']:.4f}",
+                ratio(r["predict_s"], ref.get("predict_s")),
+                f"{r['metric']:.4f}",
+                ratio(r["metric"], ref.get("metric")),
+                str(r.get("n_features_used", "-")),
+                f"{r['peak_fit_mib']:.0f}",
+                ratio(r["peak_fit_mib"], ref.get("peak_fit_mib")),
+                f"{r['peak_total_mib']:.0f}",
+            ]
+        )
     widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
 
     def fmt(row):  # library name left-aligned, numbers right-aligned
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(row, widths)))
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
+        )
 
     title = f"== {problem}"
     if ok:
@@ -326,15 +400,27 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--libs", type=csv_list, default=list(LIBS))
     p.add_argument("--tasks", type=csv_list, default=["regression", "classification"])
-    p.add_argument("--shapes", type=csv_list, default=["100000x100", "6000x5000"],
-                   help="synthetic shapes NxD, comma-separated, or 'none'")
-    p.add_argument("--datasets", type=csv_list, default=[],
-                   help="real data sets to add: " + ",".join(REAL_DATASETS))
+    p.add_argument(
+        "--shapes",
+        type=csv_list,
+        default=["100000x100", "6000x5000"],
+        help="synthetic shapes NxD, comma-separated, or 'none'",
+    )
+    p.add_argument(
+        "--datasets",
+        type=csv_list,
+        default=[],
+        help="real data sets to add: " + ",".join(REAL_DATASETS),
+    )
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--quick", action="store_true", help="smoke run: 5000x20, 1 repeat")
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds per worker")
-    p.add_argument("--output", type=Path, default=None,
-                   help="JSON file (default benches/results/compare_peers[_quick].json)")
+    p.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="JSON file (default benches/results/compare_peers[_quick].json)",
+    )
     p.add_argument("--worker", nargs=2, metavar=("LIB", "PROBLEM"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.shapes == ["none"]:  # only the real data sets
@@ -359,18 +445,29 @@ def main(argv=None):
         return
     command = shlex.join(getattr(sys, "orig_argv", [sys.executable] + sys.argv))
     print(f"$ {command}")
-    print(f"# {platform.platform()}, {os.cpu_count()} CPUs, python {platform.python_version()},"
-          f" {args.repeats} repeat(s), {N_THREADS} threads, {N_TREES} trees, {N_LEAVES} leaves,"
-          f" {N_BINS} bins", flush=True)
+    print(
+        f"# {platform.platform()}, {os.cpu_count()} CPUs, python {platform.python_version()},"
+        f" {args.repeats} repeat(s), {N_THREADS} threads, {N_TREES} trees, {N_LEAVES} leaves,"
+        f" {N_BINS} bins",
+        flush=True,
+    )
     # Other busy processes ruin OpenMP timings (spinning threads lose their core), so
     # record the load the run started under.
     load = os.getloadavg()[0]
-    print(f"# load average at start: {load:.2f}"
-          + ("  (WARNING: machine busy, timings unreliable)" if load > 0.5 else "") + "\n")
-    report = {"command": command, "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-              "platform": platform.platform(), "cpu_count": os.cpu_count(),
-              "repeats": args.repeats, "load_average_at_start": load,
-              "problems": {}}
+    print(
+        f"# load average at start: {load:.2f}"
+        + ("  (WARNING: machine busy, timings unreliable)" if load > 0.5 else "")
+        + "\n"
+    )
+    report = {
+        "command": command,
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "repeats": args.repeats,
+        "load_average_at_start": load,
+        "problems": {},
+    }
     for problem in problem_ids(args):
         results = {}
         for lib in args.libs:

@@ -43,9 +43,16 @@ def main(argv=None):
     for _ in range(args.repeats):
         for seed in range(args.seeds):
             for cap in caps:
-                model = SparseBoostRegressor(split_search="group_testing", gt_n_features=3,
-                                             gt_delta=0.1, gt_max_rows=cap, penalty="agbm",
-                                             mu=0.01, n_jobs=2, random_state=seed)
+                model = SparseBoostRegressor(
+                    split_search="group_testing",
+                    gt_n_features=3,
+                    gt_delta=0.1,
+                    gt_max_rows=cap,
+                    penalty="agbm",
+                    mu=0.01,
+                    n_jobs=2,
+                    random_state=seed,
+                )
                 start = time.perf_counter()
                 model.fit(X, y)
                 times[cap].append(time.perf_counter() - start)
@@ -58,8 +65,10 @@ def main(argv=None):
     print("|---|---|---|---|---|")
     for cap in caps:
         t = statistics.median(times[cap])
-        print(f"| {cap or 'all'} | {t:.2f} | {t / base:.2f} | "
-              f"{statistics.mean(rmse[cap].values()):.4f} | {list(features[cap].values())} |")
+        print(
+            f"| {cap or 'all'} | {t:.2f} | {t / base:.2f} | "
+            f"{statistics.mean(rmse[cap].values()):.4f} | {list(features[cap].values())} |"
+        )
 
 
 if __name__ == "__main__":

@@ -32,16 +32,32 @@ from sparseboost.datasets import make_synthetic
 
 
 def gt_model():
-    return SparseBoostRegressor(split_search="group_testing", gt_n_features=3, gt_delta=0.1,
-                                penalty="agbm", mu=0.01, n_estimators=100, max_leaves=31,
-                                n_jobs=2, random_state=0)
+    return SparseBoostRegressor(
+        split_search="group_testing",
+        gt_n_features=3,
+        gt_delta=0.1,
+        penalty="agbm",
+        mu=0.01,
+        n_estimators=100,
+        max_leaves=31,
+        n_jobs=2,
+        random_state=0,
+    )
 
 
 def lightgbm_model():
     import lightgbm as lgb
 
-    return lgb.LGBMRegressor(n_estimators=100, learning_rate=0.1, num_leaves=31, max_bin=255,
-                             min_child_samples=20, n_jobs=2, random_state=0, verbose=-1)
+    return lgb.LGBMRegressor(
+        n_estimators=100,
+        learning_rate=0.1,
+        num_leaves=31,
+        max_bin=255,
+        min_child_samples=20,
+        n_jobs=2,
+        random_state=0,
+        verbose=-1,
+    )
 
 
 def seconds_to_fit(model, X, y):
@@ -65,11 +81,16 @@ def main(argv=None):
         for lib, make in makers.items():
             for d in args.d:
                 times[lib, d].append(seconds_to_fit(make(), *data[d]))
-        print(f"round {r + 1}: " + ", ".join(f"{lib} d={d} {t[-1]:.2f} s"
-                                             for (lib, d), t in times.items()), flush=True)
+        print(
+            f"round {r + 1}: "
+            + ", ".join(f"{lib} d={d} {t[-1]:.2f} s" for (lib, d), t in times.items()),
+            flush=True,
+        )
     base = args.d[0]
-    print(f"\nn = {args.n}, {args.rounds} rounds; fit seconds (median) and time ratio to d = {base}"
-          " (median of the within-round ratios)")
+    print(
+        f"\nn = {args.n}, {args.rounds} rounds; fit seconds (median) and time ratio to d = {base}"
+        " (median of the within-round ratios)"
+    )
     print("| library | d | fit s | ratio |\n|---|---|---|---|")
     for (lib, d), t in times.items():
         ratios = np.array(t) / np.array(times[lib, base])

@@ -89,16 +89,23 @@ def main(argv=None):
     for i, d in enumerate(args.d):
         for j, n in enumerate(args.n):
             tables[:, i, j] = success_rates(n, d, args.replicates, args.s, args.delta)
-            print(f"  d={d:5d} n={n:6d}: pass 1 {tables[0, i, j]:.2f}, "
-                  f"pass 2 {tables[1, i, j]:.2f}", flush=True)
+            print(
+                f"  d={d:5d} n={n:6d}: pass 1 {tables[0, i, j]:.2f}, pass 2 {tables[1, i, j]:.2f}",
+                flush=True,
+            )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     for table, name, path in [
         (tables[0], "pass 1 (the paper's search)", args.output),
-        (tables[1], "pass 2 (pass 1's candidates subtracted)",
-         args.output.with_name(args.output.stem + "_pass2" + args.output.suffix)),
+        (
+            tables[1],
+            "pass 2 (pass 1's candidates subtracted)",
+            args.output.with_name(args.output.stem + "_pass2" + args.output.suffix),
+        ),
     ]:
-        print(f"\nsuccess rate, {name} (s={args.s}, delta={args.delta}, "
-              f"{args.replicates} replicates, {time.perf_counter() - start:.0f} s)")
+        print(
+            f"\nsuccess rate, {name} (s={args.s}, delta={args.delta}, "
+            f"{args.replicates} replicates, {time.perf_counter() - start:.0f} s)"
+        )
         print("d \\ n  " + "".join(f"{n:>8d}" for n in args.n))
         for d, row in zip(args.d, table):
             print(f"{d:6d} " + "".join(f"{v:8.2f}" for v in row))

@@ -69,5 +69,6 @@ def main(argv=None):
             seconds = statistics.median(times[name])
             print(f"{name:16s} {seconds:8.3f} {seconds / base:6.2f} {n_used[name]:8d}", flush=True)
 
+
 if __name__ == "__main__":
     main()

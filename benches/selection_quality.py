@@ -75,17 +75,32 @@ def score(model, X, y, task):
 
 def lgbm(task, args, **extra):
     cls = lgb.LGBMClassifier if task == "classification" else lgb.LGBMRegressor
-    return cls(n_estimators=args.n_estimators, learning_rate=args.learning_rate,
-               num_leaves=args.max_leaves, min_child_samples=args.min_samples_leaf,
-               subsample=args.subsample, subsample_freq=1 if args.subsample < 1 else 0,
-               n_jobs=args.n_jobs, random_state=0, verbose=-1, **extra)
+    return cls(
+        n_estimators=args.n_estimators,
+        learning_rate=args.learning_rate,
+        num_leaves=args.max_leaves,
+        min_child_samples=args.min_samples_leaf,
+        subsample=args.subsample,
+        subsample_freq=1 if args.subsample < 1 else 0,
+        n_jobs=args.n_jobs,
+        random_state=0,
+        verbose=-1,
+        **extra,
+    )
 
 
 def sparse(task, args, **extra):
     cls = sb.SparseBoostClassifier if task == "classification" else sb.SparseBoostRegressor
-    return cls(n_estimators=args.n_estimators, learning_rate=args.learning_rate,
-               max_leaves=args.max_leaves, min_samples_leaf=args.min_samples_leaf,
-               subsample=args.subsample, n_jobs=args.n_jobs, random_state=0, **extra)
+    return cls(
+        n_estimators=args.n_estimators,
+        learning_rate=args.learning_rate,
+        max_leaves=args.max_leaves,
+        min_samples_leaf=args.min_samples_leaf,
+        subsample=args.subsample,
+        n_jobs=args.n_jobs,
+        random_state=0,
+        **extra,
+    )
 
 
 def used_by_lgbm(model):
@@ -104,9 +119,12 @@ def run_problem(name, args):
 
     def add(method, mu, model, n_used, seconds):
         rows.append((method, mu, n_used, score(model, X_test, y_test, task), seconds))
-        print(f"  {method:10s} mu={mu!s:8s} features={n_used:4d} "
-              f"{'AUC' if task == 'classification' else 'RMSE'}={rows[-1][3]:.4f} "
-              f"fit={seconds:.2f}s", flush=True)
+        print(
+            f"  {method:10s} mu={mu!s:8s} features={n_used:4d} "
+            f"{'AUC' if task == 'classification' else 'RMSE'}={rows[-1][3]:.4f} "
+            f"fit={seconds:.2f}s",
+            flush=True,
+        )
 
     plain = lgbm(task, args)
     seconds = timed_fit(plain, X, y)
@@ -116,9 +134,13 @@ def run_problem(name, args):
         keep = np.sort(ranking[:k])
         refit = lgbm(task, args)
         seconds = timed_fit(refit, X[:, keep], y)
-        rows.append(("lgbm-topK", f"K={k}", k, score(refit, X_test[:, keep], y_test, task), seconds))
-        print(f"  lgbm-topK  K={k:<6d} features={k:4d} "
-              f"metric={rows[-1][3]:.4f} fit={seconds:.2f}s", flush=True)
+        rows.append(
+            ("lgbm-topK", f"K={k}", k, score(refit, X_test[:, keep], y_test, task), seconds)
+        )
+        print(
+            f"  lgbm-topK  K={k:<6d} features={k:4d} metric={rows[-1][3]:.4f} fit={seconds:.2f}s",
+            flush=True,
+        )
     d = X.shape[1]
     for mu in args.gbfs_mu:
         model = lgbm(task, args, cegb_penalty_feature_coupled=[mu] * d, cegb_tradeoff=1.0)
@@ -155,8 +177,12 @@ def parse_args(argv=None):
     p.add_argument("--learning-rate", type=float, default=0.05)
     p.add_argument("--max-leaves", type=int, default=31)
     p.add_argument("--min-samples-leaf", type=int, default=20)
-    p.add_argument("--subsample", type=float, default=1.0,
-                   help="row fraction per tree (LightGBM: bagging every tree)")
+    p.add_argument(
+        "--subsample",
+        type=float,
+        default=1.0,
+        help="row fraction per tree (LightGBM: bagging every tree)",
+    )
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--top-k", type=ints, default=[5, 10, 20])
     p.add_argument("--gbfs-mu", type=floats, default=[1.0, 3.0, 10.0, 30.0])

@@ -38,7 +38,11 @@ _SLOW_IS_FINE = [
     HealthCheck.large_base_example,
 ]
 settings.register_profile(
-    "ci", derandomize=True, deadline=None, database=None, print_blob=True,
+    "ci",
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=True,
     suppress_health_check=_SLOW_IS_FINE,
     # one shrunk failure per test: shrinking every distinct failure of a
     # library that still breaks the contract takes many minutes
@@ -49,10 +53,17 @@ settings.register_profile(
 # "explore": ci, but every distinct failure of a test is shrunk and reported
 settings.register_profile("explore", settings.get_profile("ci"), report_multiple_bugs=True)
 settings.register_profile(
-    "long", derandomize=False, deadline=None, print_blob=True,
+    "long",
+    derandomize=False,
+    deadline=None,
+    print_blob=True,
     suppress_health_check=_SLOW_IS_FINE,
     database=DirectoryBasedExampleDatabase(
-        os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".pytest_cache", "hypothesis")
+        os.path.join(
+            os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            ".pytest_cache",
+            "hypothesis",
+        )
     ),
 )
 settings.load_profile(os.environ.get("SPARSEBOOST_HYPOTHESIS_PROFILE", "ci"))

@@ -131,8 +131,14 @@ def as_float_matrix(X):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            A = check_array(X, dtype=np.float64, ensure_all_finite=False, accept_sparse=True,
-                            ensure_min_samples=0, ensure_min_features=0)
+            A = check_array(
+                X,
+                dtype=np.float64,
+                ensure_all_finite=False,
+                accept_sparse=True,
+                ensure_min_samples=0,
+                ensure_min_features=0,
+            )
         return A.toarray() if sp.issparse(A) else np.asarray(A)
     except Exception:  # noqa: BLE001
         return None
@@ -146,8 +152,10 @@ def _to_float(out):
     except (ValueError, TypeError):
         pass
     try:
-        return np.array([[math.nan if v is None or v is pd.NA else float(v) for v in row] for row in out],
-                        dtype=np.float64).reshape(out.shape)
+        return np.array(
+            [[math.nan if v is None or v is pd.NA else float(v) for v in row] for row in out],
+            dtype=np.float64,
+        ).reshape(out.shape)
     except (ValueError, TypeError):
         return None
 
@@ -171,7 +179,9 @@ def rows_of(X, default):
 def check_importances(est, n_features):
     fi = must(lambda: np.asarray(est.feature_importances_), "feature_importances_")
     if not (fi.shape == (n_features,)):
-        raise ContractViolation(f"feature_importances_ has shape {fi.shape}, expected ({n_features},)")
+        raise ContractViolation(
+            f"feature_importances_ has shape {fi.shape}, expected ({n_features},)"
+        )
     if not (bool(np.all(np.isfinite(fi)))):
         raise ContractViolation(f"feature_importances_ is not finite: {fi}")
     if not (bool(np.all(fi >= 0))):
@@ -179,10 +189,16 @@ def check_importances(est, n_features):
     total = float(fi.sum())
     if not (total == 0.0 or abs(total - 1.0) <= 1e-9):
         raise ContractViolation(f"feature_importances_ sums to {total!r}")
-    gain = must(lambda: np.asarray(est.get_feature_importance("gain")), "get_feature_importance('gain')")
+    gain = must(
+        lambda: np.asarray(est.get_feature_importance("gain")), "get_feature_importance('gain')"
+    )
     if not (gain.shape == (n_features,) and np.all(np.isfinite(gain)) and np.all(gain >= 0)):
-        raise ContractViolation(f"gain importances are not finite and >= 0 of shape ({n_features},): {gain}")
-    split = must(lambda: np.asarray(est.get_feature_importance("split")), "get_feature_importance('split')")
+        raise ContractViolation(
+            f"gain importances are not finite and >= 0 of shape ({n_features},): {gain}"
+        )
+    split = must(
+        lambda: np.asarray(est.get_feature_importance("split")), "get_feature_importance('split')"
+    )
     if not (split.shape == (n_features,)):
         raise ContractViolation(f"split importances have shape {split.shape}")
     if not (bool(np.all(np.isfinite(split)) and np.all(split >= 0))):
@@ -210,7 +226,9 @@ def check_selection(est, X, n):
         raise ContractViolation(f"transform(X) has shape {out.shape}, expected {(n, len(sel))}")
     values = _to_float(out)
     if values is None:
-        raise ContractViolation(f"transform(X) returned non-numeric values (dtype {out.dtype}): {out[:3]!r}")
+        raise ContractViolation(
+            f"transform(X) returned non-numeric values (dtype {out.dtype}): {out[:3]!r}"
+        )
     A = as_float_matrix(X)
     if A is not None and A.ndim == 2 and A.shape[1] == d:
         finite_in = np.isfinite(A[:, np.sort(sel)]) if len(sel) else np.zeros((n, 0), bool)
@@ -218,9 +236,13 @@ def check_selection(est, X, n):
             raise ContractViolation("transform(X) is not finite where X is finite")
     if hasattr(est, "inverse_transform") and n:
         # (an empty selection gives no columns, which X may not have)
-        ok, back = attempt(lambda: est.inverse_transform(values), {"X"}, "inverse_transform(transform(X))")
+        ok, back = attempt(
+            lambda: est.inverse_transform(values), {"X"}, "inverse_transform(transform(X))"
+        )
         if ok and np.asarray(back).shape != (n, d):
-            raise ContractViolation(f"inverse_transform(transform(X)) has shape {back.shape}, expected {(n, d)}")
+            raise ContractViolation(
+                f"inverse_transform(transform(X)) has shape {back.shape}, expected {(n, d)}"
+            )
     return sel
 
 
@@ -304,8 +326,10 @@ def check_round_trips(est, X, task=None):
         got = must(lambda: outputs(other, X, task), f"predict after {how}")
         for key, value in expected.items():
             if not same_kind_of_values(got[key], value):
-                raise ContractViolation(f"{key} after {how} has dtype {got[key].dtype}, before {value.dtype}: "
-                                        f"{got[key][:3]!r} against {value[:3]!r}")
+                raise ContractViolation(
+                    f"{key} after {how} has dtype {got[key].dtype}, before {value.dtype}: "
+                    f"{got[key][:3]!r} against {value[:3]!r}"
+                )
             np.testing.assert_array_equal(got[key], value, err_msg=f"{key} after {how}")
     os.remove(path)
 
@@ -318,4 +342,3 @@ def check_fitted(est, X, y, *, task=None, round_trip=True):
     check_importances(est, est.n_features_in_)
     if round_trip:
         check_round_trips(est, X, task)
-

@@ -129,8 +129,12 @@ class ModelFileWorker:
     def _start(self):
         self.stderr = open(tmp_path(".stderr"), "w+")
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", _WORKER_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self.stderr, text=True, cwd=TESTS_DIR,
+            [sys.executable, "-c", _WORKER_CODE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            text=True,
+            cwd=TESTS_DIR,
             env={**os.environ, "RUST_BACKTRACE": "0"},
         )
 
@@ -150,8 +154,11 @@ class ModelFileWorker:
         ``{"crash": description}`` if the child died or hung."""
         if self.proc is None or self.proc.poll() is not None:
             self._start()
-        request = {"path": path, "X": np.asarray(X).tolist(),
-                   "task": None if task is None else np.asarray(task).tolist()}
+        request = {
+            "path": path,
+            "X": np.asarray(X).tolist(),
+            "task": None if task is None else np.asarray(task).tolist(),
+        }
         try:
             self.proc.stdin.write(json.dumps(request) + "\n")
             self.proc.stdin.flush()
@@ -162,7 +169,9 @@ class ModelFileWorker:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.stop()
-                return {"crash": f"no answer within {self.timeout} s (hung); stderr: {self._stderr_tail()!r}"}
+                return {
+                    "crash": f"no answer within {self.timeout} s (hung); stderr: {self._stderr_tail()!r}"
+                }
             ready, _, _ = select.select([self.proc.stdout], [], [], left)
             if not ready:
                 continue
@@ -189,11 +198,17 @@ def check_worker_results(results, field_names, n):
             if not r["allowed"]:
                 problems.append(f"{call} raised {r['module']}.{r['type']}: {r['message'][:300]!r}")
             elif field_names is not None and not names_any(r["message"], field_names, plural=True):
-                problems.append(f"{call} raised {r['type']} naming none of {sorted(field_names)}: "
-                                f"{r['message'][:300]!r}")
+                problems.append(
+                    f"{call} raised {r['type']} naming none of {sorted(field_names)}: "
+                    f"{r['message'][:300]!r}"
+                )
     if problems or results["load_model"]["status"] != "ok":
         return problems
-    ok = {k: np.asarray(r["value"]) for k, r in results.items() if r["status"] == "ok" and k != "load_model"}
+    ok = {
+        k: np.asarray(r["value"])
+        for k, r in results.items()
+        if r["status"] == "ok" and k != "load_model"
+    }
     d = int(ok["n_features_in_"]) if "n_features_in_" in ok else None
     if "predict" in ok:
         p = ok["predict"]
@@ -209,8 +224,12 @@ def check_worker_results(results, field_names, n):
             problems.append(f"{key} is not finite or has shape {ok[key].shape}: {ok[key][:4]}")
     if "predict_proba" in ok:
         pp = ok["predict_proba"]
-        if pp.shape != (n, 2) or not np.all(np.isfinite(pp)) or not np.all((pp >= 0) & (pp <= 1)) \
-                or not np.all(np.abs(pp.sum(axis=1) - 1) <= 1e-12):
+        if (
+            pp.shape != (n, 2)
+            or not np.all(np.isfinite(pp))
+            or not np.all((pp >= 0) & (pp <= 1))
+            or not np.all(np.abs(pp.sum(axis=1) - 1) <= 1e-12)
+        ):
             problems.append(f"predict_proba is invalid: {pp[:2]}")
     if "classes_" in ok:
         c = results["classes_"]
@@ -225,9 +244,15 @@ def check_worker_results(results, field_names, n):
                 problems.append(f"{key} is not finite and >= 0: {fi}")
             elif key == "feature_importances_" and not (fi.sum() == 0 or abs(fi.sum() - 1) <= 1e-9):
                 problems.append(f"feature_importances_ sums to {fi.sum()}")
-    if "feature_names_in_" in results and d is not None and results["feature_names_in_"]["shape"] != [d]:
-        problems.append(f"feature_names_in_ has shape {results['feature_names_in_']['shape']}, "
-                        f"n_features_in_ is {d}")
+    if (
+        "feature_names_in_" in results
+        and d is not None
+        and results["feature_names_in_"]["shape"] != [d]
+    ):
+        problems.append(
+            f"feature_names_in_ has shape {results['feature_names_in_']['shape']}, "
+            f"n_features_in_ is {d}"
+        )
     if "selected_features_" in ok and d is not None:
         sel = ok["selected_features_"]
         if sel.size and (np.any(sel < 0) or np.any(sel >= d) or len(set(sel.tolist())) != sel.size):
@@ -266,9 +291,14 @@ def parameter_case_in_subprocess(name, value, timeout=25):
     went wrong."""
     example()
     try:
-        done = subprocess.run([sys.executable, "-c", _PARAMETER_CASE, name, value], capture_output=True,
-                              text=True, timeout=timeout, cwd=TESTS_DIR,
-                              env={**os.environ, "RUST_BACKTRACE": "0"})
+        done = subprocess.run(
+            [sys.executable, "-c", _PARAMETER_CASE, name, value],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=TESTS_DIR,
+            env={**os.environ, "RUST_BACKTRACE": "0"},
+        )
     except subprocess.TimeoutExpired:
         return f"{name}={value}: fit + predict did not finish within {timeout} s"
     last = (done.stdout.strip().splitlines() or [""])[-1]
@@ -276,5 +306,9 @@ def parameter_case_in_subprocess(name, value, timeout=25):
         return f"{name}={value}: the interpreter died ({done.returncode}): {done.stderr[-500:]}"
     tally(last.startswith("OK"))
     if last.startswith("REJECTED"):
-        return None if names_any(last, {name}) else f"{name}={value}: the message does not name {name}: {last}"
+        return (
+            None
+            if names_any(last, {name})
+            else f"{name}={value}: the message does not name {name}: {last}"
+        )
     return None if last == "OK True" else f"{name}={value}: {last}"

@@ -24,14 +24,25 @@ from contract import tmp_path
 # -- values ------------------------------------------------------------------
 
 FLOAT_SPECIALS = [
-    math.nan, math.inf, -math.inf, 1e308, -1e308, 5e-324, -5e-324, 0.0, -0.0,
-    2.2250738585072014e-308, 1.7976931348623157e308,
+    math.nan,
+    math.inf,
+    -math.inf,
+    1e308,
+    -1e308,
+    5e-324,
+    -5e-324,
+    0.0,
+    -0.0,
+    2.2250738585072014e-308,
+    1.7976931348623157e308,
 ]
 ordinary_floats = st.one_of(
     st.floats(-100, 100, allow_nan=False, allow_infinity=False),
     st.integers(-3, 3).map(float),
 )
-dirty_floats = st.one_of(ordinary_floats, ordinary_floats, st.sampled_from(FLOAT_SPECIALS), st.floats())
+dirty_floats = st.one_of(
+    ordinary_floats, ordinary_floats, st.sampled_from(FLOAT_SPECIALS), st.floats()
+)
 HUGE_INTS = [2**31, 2**53 + 1, 2**63 - 1, 2**63, 2**64 - 1, 2**64, 2**70, -(2**63), -(2**70)]
 # text that never spells an argument name (a message quoting it would pass the check)
 _ARG_NAMES = {"X", "y", "task", "sample_weight", "x", "Y"}
@@ -39,7 +50,8 @@ texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_si
     lambda s: not any(re.search(rf"\b{n}\b", s) for n in _ARG_NAMES)
 )
 numeric_texts = st.one_of(
-    ordinary_floats.map(repr), st.sampled_from(["nan", "inf", "-inf", "1e400", " 2 ", "0x1", "1_0", ""]),
+    ordinary_floats.map(repr),
+    st.sampled_from(["nan", "inf", "-inf", "1e400", " 2 ", "0x1", "1_0", ""]),
 )
 
 n_rows_st = st.one_of(st.sampled_from([0, 1, 2, 3]), st.integers(4, 60), st.integers(10, 40))
@@ -64,13 +76,20 @@ def _cast(A, dtype):
 @st.composite
 def object_matrix(draw, n, d, mixed):
     scalar = st.one_of(
-        ordinary_floats, dirty_floats, st.integers(-5, 5), st.sampled_from(HUGE_INTS),
-        st.booleans(), st.none(),
+        ordinary_floats,
+        dirty_floats,
+        st.integers(-5, 5),
+        st.sampled_from(HUGE_INTS),
+        st.booleans(),
+        st.none(),
         st.sampled_from([np.int64(3), np.float32(0.5), np.uint64(2**64 - 1), np.float16(2.5)]),
     )
     if mixed:
         scalar = st.one_of(
-            scalar, numeric_texts, texts, st.binary(max_size=3),
+            scalar,
+            numeric_texts,
+            texts,
+            st.binary(max_size=3),
             st.sampled_from([Decimal("1.5"), Fraction(1, 3), 1 + 2j, [1.0], (1, 2), {}, object()]),
         )
     A = np.empty((n, d), dtype=object)
@@ -83,7 +102,9 @@ def object_matrix(draw, n, d, mixed):
 @st.composite
 def layouts(draw, n, d):
     """A float64 matrix in an unusual memory layout."""
-    kind = draw(st.sampled_from(["fortran", "columns_step", "reversed", "readonly", "memmap", "transposed"]))
+    kind = draw(
+        st.sampled_from(["fortran", "columns_step", "reversed", "readonly", "memmap", "transposed"])
+    )
     dirty = draw(st.booleans())
     if kind == "columns_step":
         return draw(float_matrix(n, 2 * d, dirty))[:, ::2]
@@ -113,10 +134,24 @@ column_names = st.one_of(
 
 @st.composite
 def frame_column(draw, n):
-    kind = draw(st.sampled_from(
-        ["float", "dirty", "int", "Int64", "Float64", "boolean", "bool", "category_num",
-         "category_str", "string", "object_num", "uint64"]
-    ))
+    kind = draw(
+        st.sampled_from(
+            [
+                "float",
+                "dirty",
+                "int",
+                "Int64",
+                "Float64",
+                "boolean",
+                "bool",
+                "category_num",
+                "category_str",
+                "string",
+                "object_num",
+                "uint64",
+            ]
+        )
+    )
     if kind in ("float", "dirty"):
         return pd.Series(draw(float_matrix(n, 1, kind == "dirty"))[:, 0])
     if kind in ("int", "uint64"):
@@ -137,11 +172,17 @@ def frame_column(draw, n):
     if kind == "category_num":
         return pd.Series(pd.Categorical(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))))
     if kind == "category_str":
-        return pd.Series(pd.Categorical(draw(st.lists(st.sampled_from(["a", "b", "1.5"]), min_size=n, max_size=n))))
+        return pd.Series(
+            pd.Categorical(
+                draw(st.lists(st.sampled_from(["a", "b", "1.5"]), min_size=n, max_size=n))
+            )
+        )
     if kind == "string":
         return pd.Series(draw(st.lists(numeric_texts, min_size=n, max_size=n)), dtype="string")
-    return pd.Series(draw(st.lists(st.one_of(st.integers(-5, 5), ordinary_floats), min_size=n, max_size=n)),
-                     dtype=object)
+    return pd.Series(
+        draw(st.lists(st.one_of(st.integers(-5, 5), ordinary_floats), min_size=n, max_size=n)),
+        dtype=object,
+    )
 
 
 @st.composite
@@ -162,10 +203,12 @@ def dataframes(draw, n, d):
         # the simple case through hypothesis.extra.pandas: numpy dtypes only
         dtype = draw(st.sampled_from(["float64", "float32", "int64", "bool"]))
         elements = ordinary_floats if dtype.startswith("float") else None
-        frame = draw(hpd.data_frames(
-            columns=[hpd.column(f"tmp{j}", dtype=dtype, elements=elements) for j in range(d)],
-            index=hpd.range_indexes(min_size=n, max_size=n),
-        ))
+        frame = draw(
+            hpd.data_frames(
+                columns=[hpd.column(f"tmp{j}", dtype=dtype, elements=elements) for j in range(d)],
+                index=hpd.range_indexes(min_size=n, max_size=n),
+            )
+        )
         frame.columns = pd.Index(names, dtype=object) if d else frame.columns
         return frame
     cols = [draw(frame_column(n)).reset_index(drop=True) for _ in range(d)]
@@ -188,9 +231,22 @@ def sparse_matrices(draw, n, d):
 @st.composite
 def odd_containers(draw, n, d):
     """Lists, ragged lists, scalars, None, 1-D and 3-D arrays."""
-    kind = draw(st.sampled_from(
-        ["list", "tuples", "ragged", "ragged_nested", "scalar", "none", "1d", "3d", "empty_list", "list_of_empty"]
-    ))
+    kind = draw(
+        st.sampled_from(
+            [
+                "list",
+                "tuples",
+                "ragged",
+                "ragged_nested",
+                "scalar",
+                "none",
+                "1d",
+                "3d",
+                "empty_list",
+                "list_of_empty",
+            ]
+        )
+    )
     A = draw(float_matrix(n, max(d, 1), draw(st.booleans())))
     if kind == "list":
         return A.tolist()
@@ -226,17 +282,39 @@ def odd_containers(draw, n, d):
 @st.composite
 def any_X(draw, n, d):
     """X in any form the public API might be handed (rows: n where that applies)."""
-    kind = draw(st.sampled_from(
-        ["float", "float", "dirty", "float_cast", "int", "bool", "object_num", "object_mixed",
-         "unicode", "bytes", "datetime", "timedelta", "complex", "layout", "layout",
-         "frame", "frame", "sparse", "odd"]
-    ))
+    kind = draw(
+        st.sampled_from(
+            [
+                "float",
+                "float",
+                "dirty",
+                "float_cast",
+                "int",
+                "bool",
+                "object_num",
+                "object_mixed",
+                "unicode",
+                "bytes",
+                "datetime",
+                "timedelta",
+                "complex",
+                "layout",
+                "layout",
+                "frame",
+                "frame",
+                "sparse",
+                "odd",
+            ]
+        )
+    )
     if kind == "float":
         return draw(float_matrix(n, d))
     if kind == "dirty":
         return draw(float_matrix(n, d, dirty=True))
     if kind == "float_cast":
-        return _cast(draw(float_matrix(n, d, draw(st.booleans()))), draw(st.sampled_from(FLOAT_DTYPES)))
+        return _cast(
+            draw(float_matrix(n, d, draw(st.booleans()))), draw(st.sampled_from(FLOAT_DTYPES))
+        )
     if kind == "int":
         return draw(hnp.arrays(draw(st.sampled_from(INT_DTYPES)), (n, d)))
     if kind == "bool":
@@ -275,10 +353,30 @@ def any_X(draw, n, d):
 
 @st.composite
 def regression_targets(draw, n):
-    kind = draw(st.sampled_from(
-        ["clean", "clean", "dirty", "scaled", "int", "bool", "datetime", "timedelta", "strings",
-         "complex", "object", "ragged", "wrong_length", "2d", "list", "scalar", "none", "series"]
-    ))
+    kind = draw(
+        st.sampled_from(
+            [
+                "clean",
+                "clean",
+                "dirty",
+                "scaled",
+                "int",
+                "bool",
+                "datetime",
+                "timedelta",
+                "strings",
+                "complex",
+                "object",
+                "ragged",
+                "wrong_length",
+                "2d",
+                "list",
+                "scalar",
+                "none",
+                "series",
+            ]
+        )
+    )
     clean = draw(hnp.arrays(np.float64, n, elements=ordinary_floats))
     if kind == "clean":
         return clean
@@ -296,7 +394,9 @@ def regression_targets(draw, n):
     if kind == "timedelta":
         return np.arange(n).astype("timedelta64[ms]")
     if kind == "strings":
-        return np.array(draw(st.lists(st.one_of(numeric_texts, texts), min_size=n, max_size=n)), dtype=str)
+        return np.array(
+            draw(st.lists(st.one_of(numeric_texts, texts), min_size=n, max_size=n)), dtype=str
+        )
     if kind == "complex":
         return clean + 1j * draw(st.sampled_from([0.0, 1.0]))
     if kind == "object":
@@ -322,23 +422,55 @@ def regression_targets(draw, n):
 
 
 LABEL_PAIRS = [
-    (0, 1), (-1, 1), (1, 2), (2**63 - 1, -(2**63)), ("a", "b"), ("no", "yes"), (False, True),
-    (0.5, 1.5), (-0.0, 1e308), ("é", "列"), (b"n", b"y"),
+    (0, 1),
+    (-1, 1),
+    (1, 2),
+    (2**63 - 1, -(2**63)),
+    ("a", "b"),
+    ("no", "yes"),
+    (False, True),
+    (0.5, 1.5),
+    (-0.0, 1e308),
+    ("é", "列"),
+    (b"n", b"y"),
 ]
 
 
 @st.composite
 def class_labels(draw, n):
-    kind = draw(st.sampled_from(
-        ["pair", "pair", "pair", "uint64", "one_class", "three", "nan", "mixed", "none", "series_cat",
-         "wrong_length", "2d_column", "floats"]
-    ))
-    pattern = np.arange(n) % 2 if draw(st.booleans()) else draw(hnp.arrays(np.int64, n, elements=st.integers(0, 1)))
+    kind = draw(
+        st.sampled_from(
+            [
+                "pair",
+                "pair",
+                "pair",
+                "uint64",
+                "one_class",
+                "three",
+                "nan",
+                "mixed",
+                "none",
+                "series_cat",
+                "wrong_length",
+                "2d_column",
+                "floats",
+            ]
+        )
+    )
+    pattern = (
+        np.arange(n) % 2
+        if draw(st.booleans())
+        else draw(hnp.arrays(np.int64, n, elements=st.integers(0, 1)))
+    )
     if kind == "pair":
         a, b = draw(st.sampled_from(LABEL_PAIRS))
         return np.where(pattern == 1, np.array([b]), np.array([a]))
     if kind == "uint64":
-        return np.where(pattern == 1, np.uint64(2**64 - 1), np.uint64(draw(st.sampled_from([0, 2**64 - 2, 2**63]))))
+        return np.where(
+            pattern == 1,
+            np.uint64(2**64 - 1),
+            np.uint64(draw(st.sampled_from([0, 2**64 - 2, 2**63]))),
+        )
     if kind == "one_class":
         return np.full(n, draw(st.sampled_from([0, 1, "a"])))
     if kind == "three":
@@ -363,18 +495,38 @@ def class_labels(draw, n):
 
 @st.composite
 def sample_weights(draw, n):
-    kind = draw(st.sampled_from(
-        ["none", "scalar", "positive", "positive", "special", "all_zero", "all_huge", "tiny",
-         "wrong_length", "2d", "strings", "list", "int"]
-    ))
+    kind = draw(
+        st.sampled_from(
+            [
+                "none",
+                "scalar",
+                "positive",
+                "positive",
+                "special",
+                "all_zero",
+                "all_huge",
+                "tiny",
+                "wrong_length",
+                "2d",
+                "strings",
+                "list",
+                "int",
+            ]
+        )
+    )
     if kind == "none":
         return None
     if kind == "scalar":
-        return draw(st.sampled_from([1, 0, -1, 2.5, math.nan, math.inf, 1e308, np.float32(2), "1", True]))
+        return draw(
+            st.sampled_from([1, 0, -1, 2.5, math.nan, math.inf, 1e308, np.float32(2), "1", True])
+        )
     if kind == "positive":
         return draw(hnp.arrays(np.float64, n, elements=st.floats(0.01, 10)))
     if kind == "special":
-        values = st.one_of(st.floats(0.01, 10), st.sampled_from([0.0, -1.0, math.nan, math.inf, 1e308, 1e-308, 5e-324]))
+        values = st.one_of(
+            st.floats(0.01, 10),
+            st.sampled_from([0.0, -1.0, math.nan, math.inf, 1e308, 1e-308, 5e-324]),
+        )
         return draw(hnp.arrays(np.float64, n, elements=values))
     if kind == "all_zero":
         return np.zeros(n)
@@ -411,14 +563,33 @@ def classes_for(task):
 
 @st.composite
 def task_labels(draw, n):
-    kind = draw(st.sampled_from(
-        ["ints", "ints", "strings", "mixed", "nan", "one_row_task", "bools", "floats", "uint64",
-         "none", "wrong_length", "2d", "scalar", "object", "list"]
-    ))
+    kind = draw(
+        st.sampled_from(
+            [
+                "ints",
+                "ints",
+                "strings",
+                "mixed",
+                "nan",
+                "one_row_task",
+                "bools",
+                "floats",
+                "uint64",
+                "none",
+                "wrong_length",
+                "2d",
+                "scalar",
+                "object",
+                "list",
+            ]
+        )
+    )
     T = draw(st.integers(1, 4))
     codes = tasks_for(n, T)
     if kind == "ints":
-        labels = draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=4, max_size=4, unique=True))
+        labels = draw(
+            st.lists(st.integers(-(2**63), 2**63 - 1), min_size=4, max_size=4, unique=True)
+        )
         return np.asarray(labels)[codes]
     if kind == "strings":
         return np.array(["t0", "t1", "é", ""])[codes]
@@ -457,10 +628,43 @@ def task_labels(draw, n):
 # -- parameters --------------------------------------------------------------
 
 NASTY = [
-    None, True, False, 0, 1, -1, 2, 3, 3.0, 0.5, -0.5, 1.5, math.nan, math.inf, -math.inf,
-    1e308, -1e308, 1e-310, 5e-324, 2**31, 2**63, 2**64, 2**70, -(2**63), "3", "0.1", "abc", "",
-    np.int64(3), np.float32(0.1), np.float64(0.5), np.int8(-1), np.uint64(2**64 - 1),
-    np.bool_(True), [1], (), {},
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    2,
+    3,
+    3.0,
+    0.5,
+    -0.5,
+    1.5,
+    math.nan,
+    math.inf,
+    -math.inf,
+    1e308,
+    -1e308,
+    1e-310,
+    5e-324,
+    2**31,
+    2**63,
+    2**64,
+    2**70,
+    -(2**63),
+    "3",
+    "0.1",
+    "abc",
+    "",
+    np.int64(3),
+    np.float32(0.1),
+    np.float64(0.5),
+    np.int8(-1),
+    np.uint64(2**64 - 1),
+    np.bool_(True),
+    [1],
+    (),
+    {},
 ]
 
 # Values whose acceptance could start an enormous fit or thousands of
@@ -500,8 +704,17 @@ VALID = {
     "gt_delta": [0.1, 0.5, 0.999, 1e-6, 1e-300],
     "gt_max_rows": [None, 2, 3, 10, 10**6],
     "n_jobs": [None, -1, -2, 1, 2, np.int64(2), -(2**63)],
-    "random_state": [None, 0, 1, 2**32, 2**63, 2**64 - 1, np.int64(7), np.uint64(2**64 - 1),
-                     np.random.RandomState(0)],
+    "random_state": [
+        None,
+        0,
+        1,
+        2**32,
+        2**63,
+        2**64 - 1,
+        np.int64(7),
+        np.uint64(2**64 - 1),
+        np.random.RandomState(0),
+    ],
 }
 SCALAR_PARAMETERS = sorted(VALID)
 MULTITASK_EXTRA = {
@@ -529,12 +742,31 @@ def parameter_values(name):
 
 @st.composite
 def feature_costs_values(draw, d, names):
-    kind = draw(st.sampled_from(["array", "special_array", "wrong_length", "dict_index", "dict_name",
-                                 "dict_bad", "list", "scalar", "strings"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "array",
+                "special_array",
+                "wrong_length",
+                "dict_index",
+                "dict_name",
+                "dict_bad",
+                "list",
+                "scalar",
+                "strings",
+            ]
+        )
+    )
     if kind == "array":
         return draw(hnp.arrays(np.float64, d, elements=st.floats(0, 10)))
     if kind == "special_array":
-        return draw(hnp.arrays(np.float64, d, elements=st.one_of(st.floats(0, 10), st.sampled_from(FLOAT_SPECIALS + [-1.0]))))
+        return draw(
+            hnp.arrays(
+                np.float64,
+                d,
+                elements=st.one_of(st.floats(0, 10), st.sampled_from(FLOAT_SPECIALS + [-1.0])),
+            )
+        )
     if kind == "wrong_length":
         return np.ones(d + 1)
     if kind == "dict_index":
@@ -543,7 +775,12 @@ def feature_costs_values(draw, d, names):
     if kind == "dict_name" and names is not None:
         return draw(st.dictionaries(st.sampled_from(list(names)), st.floats(0, 10), max_size=3))
     if kind == "dict_bad":
-        keys = st.one_of(st.integers(-3, d + 3), st.text(max_size=2), st.floats(0, 3), st.sampled_from([2**64, (0,), None]))
+        keys = st.one_of(
+            st.integers(-3, d + 3),
+            st.text(max_size=2),
+            st.floats(0, 3),
+            st.sampled_from([2**64, (0,), None]),
+        )
         vals = st.one_of(st.floats(0, 10), st.sampled_from([-1.0, math.nan, math.inf, "1", None]))
         return draw(st.dictionaries(keys, vals, max_size=3))
     if kind == "list":
@@ -555,7 +792,11 @@ def feature_costs_values(draw, d, names):
 
 @st.composite
 def feature_bags_values(draw, d):
-    kind = draw(st.sampled_from(["ints", "strings", "mixed", "wrong_length", "2d", "floats_nan", "none", "scalar"]))
+    kind = draw(
+        st.sampled_from(
+            ["ints", "strings", "mixed", "wrong_length", "2d", "floats_nan", "none", "scalar"]
+        )
+    )
     if kind == "ints":
         return draw(st.lists(st.integers(-3, 3), min_size=d, max_size=d))
     if kind == "strings":
@@ -575,7 +816,11 @@ def feature_bags_values(draw, d):
 
 @st.composite
 def task_feature_masks(draw, T, d):
-    kind = draw(st.sampled_from(["bool", "bool", "all_false", "ints", "wrong_shape", "list", "none", "scalar"]))
+    kind = draw(
+        st.sampled_from(
+            ["bool", "bool", "all_false", "ints", "wrong_shape", "list", "none", "scalar"]
+        )
+    )
     if kind == "bool":
         return draw(hnp.arrays(bool, (T, d)))
     if kind == "all_false":

@@ -54,7 +54,9 @@ def test_training_loss_decreases_and_classifier_is_calibrated(synthetic_classifi
     # The noise makes about a quarter of the labels unpredictable.
     assert model.score(X_test, y_test) > 0.7
     # predict agrees with the probabilities
-    np.testing.assert_array_equal(model.predict(X_test), model.classes_[(proba[:, 1] > 0.5).astype(int)])
+    np.testing.assert_array_equal(
+        model.predict(X_test), model.classes_[(proba[:, 1] > 0.5).astype(int)]
+    )
 
 
 def test_string_labels_and_sample_weights():

@@ -9,8 +9,18 @@ from sparseboost.__main__ import main
 @pytest.mark.parametrize("split_search", ["exhaustive", "group_testing"])
 def test_main_job_finds_the_relevant_features(capsys, tmp_path, split_search):
     path = tmp_path / "model.json"
-    argv = ["--n-samples", "3000", "--n-features", "60", "--n-estimators", "40",
-            "--split-search", split_search, "--save", str(path)]
+    argv = [
+        "--n-samples",
+        "3000",
+        "--n-features",
+        "60",
+        "--n-estimators",
+        "40",
+        "--split-search",
+        split_search,
+        "--save",
+        str(path),
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "the three relevant features are the top 3: yes" in out

@@ -51,7 +51,12 @@ def wide_synthetic():
 
 
 def gt_regressor(**params):
-    defaults = {"split_search": "group_testing", "gt_n_features": 3, "n_estimators": 60, "random_state": 0}
+    defaults = {
+        "split_search": "group_testing",
+        "gt_n_features": 3,
+        "n_estimators": 60,
+        "random_state": 0,
+    }
     return SparseBoostRegressor(**{**defaults, **params})
 
 
@@ -87,7 +92,12 @@ def test_a_planted_feature_is_the_first_selected(seed):
 @pytest.mark.parametrize("gt_max_rows", [None, 1000])
 def test_same_model_with_one_or_two_threads(wide_synthetic, gt_max_rows):
     X, y, _, _ = wide_synthetic
-    params = {"n_estimators": 20, "subsample": 0.8, "colsample_bytree": 0.7, "gt_max_rows": gt_max_rows}
+    params = {
+        "n_estimators": 20,
+        "subsample": 0.8,
+        "colsample_bytree": 0.7,
+        "gt_max_rows": gt_max_rows,
+    }
     one = gt_regressor(**params, n_jobs=1).fit(X, y)
     two = gt_regressor(**params, n_jobs=2).fit(X, y)
     assert one._model.to_json() == two._model.to_json()
@@ -112,7 +122,9 @@ def test_group_tests_on_a_row_sample(wide_synthetic):
 
 def test_group_tested_classifier(synthetic_classification):
     X, y, X_test, y_test = synthetic_classification
-    model = SparseBoostClassifier(split_search="group_testing", gt_n_features=3, random_state=0).fit(X, y)
+    model = SparseBoostClassifier(
+        split_search="group_testing", gt_n_features=3, random_state=0
+    ).fit(X, y)
     assert set(RELEVANT_FEATURES) <= set(model.selected_features_)
     assert np.mean(model.predict(X_test) == y_test) > 0.7
 

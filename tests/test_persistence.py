@@ -39,7 +39,9 @@ def test_save_and_load_give_identical_predictions(fitted, tmp_path):
     np.testing.assert_array_equal(loaded.predict(X_test), model.predict(X_test))
     np.testing.assert_array_equal(loaded.feature_importances_, model.feature_importances_)
     document = json.loads(path.read_text())
-    assert document["format"] == "sparseboost" and document["model"]["format"] == "sparseboost-model"
+    assert (
+        document["format"] == "sparseboost" and document["model"]["format"] == "sparseboost-model"
+    )
 
 
 def test_pickle_gives_identical_predictions(fitted):

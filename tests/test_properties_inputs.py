@@ -127,8 +127,12 @@ def test_regressor_accepts_y_or_names_it(data):
     example()
     n = data.draw(st.one_of(good_n, n_rows_st), label="n")
     d = data.draw(good_d, label="d")
-    X = data.draw(float_matrix(n, d, dirty=data.draw(st.booleans())).map(
-        lambda A: np.where(np.isinf(A), 0.0, A)), label="X")
+    X = data.draw(
+        float_matrix(n, d, dirty=data.draw(st.booleans())).map(
+            lambda A: np.where(np.isinf(A), 0.0, A)
+        ),
+        label="X",
+    )
     y = data.draw(regression_targets(n), label="y")
     est = SparseBoostRegressor(**FAST)
     ok, _ = attempt(lambda: est.fit(X, y), {"y"} if n else {"X", "y"}, "fit(X, y)")
@@ -163,7 +167,9 @@ def test_fit_accepts_sample_weight_or_names_it(data):
     y = clean_target(cls, X, n)
     w = data.draw(sample_weights(n), label="sample_weight")
     est = cls(**FAST)
-    ok, _ = attempt(lambda: est.fit(X, y, sample_weight=w), {"sample_weight"}, "fit(X, y, sample_weight)")
+    ok, _ = attempt(
+        lambda: est.fit(X, y, sample_weight=w), {"sample_weight"}, "fit(X, y, sample_weight)"
+    )
     tally(ok)
     if ok:
         check_fitted(est, X, y)
@@ -173,13 +179,17 @@ def test_fit_accepts_sample_weight_or_names_it(data):
 @given(data=st.data())
 def test_selector_accepts_X_or_names_it(data):
     example()
-    inner = data.draw(st.sampled_from([None, SparseBoostRegressor(**FAST), SparseBoostClassifier(**FAST)]),
-                      label="estimator")
+    inner = data.draw(
+        st.sampled_from([None, SparseBoostRegressor(**FAST), SparseBoostClassifier(**FAST)]),
+        label="estimator",
+    )
     n = data.draw(n_rows_st, label="n")
     d = data.draw(n_cols_st, label="d")
     X = data.draw(any_X(n, d), label="X")
     rows = rows_of(X, n)
-    cls = SparseBoostClassifier if isinstance(inner, SparseBoostClassifier) else SparseBoostRegressor
+    cls = (
+        SparseBoostClassifier if isinstance(inner, SparseBoostClassifier) else SparseBoostRegressor
+    )
     y = clean_target(cls, X, rows)
     selector = SparseBoostSelector(inner)
     names = {"X"} if (cls is SparseBoostRegressor or rows >= 2) else {"X", "y"}
@@ -189,7 +199,9 @@ def test_selector_accepts_X_or_names_it(data):
         check_selection(selector, X, rows)
     else:
         selector.fit(np.random.default_rng(0).random((30, max(d, 1))), np.arange(30) % 2)
-    X2 = data.draw(any_X(data.draw(n_rows_st, label="n2"), data.draw(n_cols_st, label="d2")), label="X2")
+    X2 = data.draw(
+        any_X(data.draw(n_rows_st, label="n2"), data.draw(n_cols_st, label="d2")), label="X2"
+    )
     ok, _ = attempt(lambda: selector.transform(X2), {"X"}, "SparseBoostSelector.transform(X2)")
     if ok:
         check_selection(selector, X2, rows_of(X2, 0))
@@ -202,8 +214,14 @@ def test_selector_accepts_X_or_names_it(data):
 
 
 SELECTOR_ESTIMATORS = [
-    None, SparseBoostRegressor(**FAST), SparseBoostClassifier(**FAST), SparseBoostRegressor, "abc", 3,
-    np.float64(1.0), [SparseBoostRegressor(**FAST)],
+    None,
+    SparseBoostRegressor(**FAST),
+    SparseBoostClassifier(**FAST),
+    SparseBoostRegressor,
+    "abc",
+    3,
+    np.float64(1.0),
+    [SparseBoostRegressor(**FAST)],
 ]
 
 
@@ -214,13 +232,22 @@ def test_selector_accepts_its_estimator_or_names_it(data):
     from sparseboost import MultiTaskSparseBoostRegressor
     from sklearn.linear_model import LinearRegression
 
-    inner = data.draw(st.sampled_from(SELECTOR_ESTIMATORS + [MultiTaskSparseBoostRegressor(**FAST),
-                                                             LinearRegression()]), label="estimator")
+    inner = data.draw(
+        st.sampled_from(
+            SELECTOR_ESTIMATORS + [MultiTaskSparseBoostRegressor(**FAST), LinearRegression()]
+        ),
+        label="estimator",
+    )
     X = data.draw(float_matrix(30, data.draw(good_d, label="d")), label="X")
-    y = clean_target(SparseBoostClassifier if isinstance(inner, SparseBoostClassifier) else SparseBoostRegressor,
-                     X, 30)
+    y = clean_target(
+        SparseBoostClassifier if isinstance(inner, SparseBoostClassifier) else SparseBoostRegressor,
+        X,
+        30,
+    )
     selector = SparseBoostSelector(inner)
-    ok, _ = attempt(lambda: selector.fit(X, y), {"estimator"}, f"SparseBoostSelector({inner!r}).fit(X, y)")
+    ok, _ = attempt(
+        lambda: selector.fit(X, y), {"estimator"}, f"SparseBoostSelector({inner!r}).fit(X, y)"
+    )
     tally(ok)
     if ok:
         check_selection(selector, X, 30)

@@ -94,7 +94,9 @@ def test_multitask_fit_accepts_task_or_names_it(data):
     X = data.draw(float_matrix(n, d), label="X")
     task = data.draw(task_labels(n), label="task")
     try:
-        codes = np.unique(np.asarray(task, dtype=object).ravel().astype(str), return_inverse=True)[1]
+        codes = np.unique(np.asarray(task, dtype=object).ravel().astype(str), return_inverse=True)[
+            1
+        ]
         y = clean_target(cls, codes if len(codes) == n else np.zeros(n, int), n)
     except Exception:  # noqa: BLE001 - a target for tasks that cannot even be compared
         y = clean_target(cls, np.zeros(n, int), n)
@@ -117,8 +119,11 @@ def test_multitask_fit_accepts_sample_weight_or_names_it(data):
     y = clean_target(cls, task, n)
     w = data.draw(sample_weights(n), label="sample_weight")
     est = cls(**FAST)
-    ok, _ = attempt(lambda: est.fit(X, y, task, sample_weight=w), {"sample_weight"},
-                    "fit(X, y, task, sample_weight)")
+    ok, _ = attempt(
+        lambda: est.fit(X, y, task, sample_weight=w),
+        {"sample_weight"},
+        "fit(X, y, task, sample_weight)",
+    )
     tally(ok)
     if ok:
         check_fitted(est, X, y, task=task)
@@ -127,8 +132,10 @@ def test_multitask_fit_accepts_sample_weight_or_names_it(data):
 def fitted_multitask(data):
     cls = data.draw(st.sampled_from(MULTITASK), label="estimator")
     d = data.draw(good_d, label="d")
-    labels = data.draw(st.sampled_from([np.array([0, 1, 2]), np.array(["a", "b", "c"]),
-                                        np.array([-5, 7, 2**40])]), label="task labels")
+    labels = data.draw(
+        st.sampled_from([np.array([0, 1, 2]), np.array(["a", "b", "c"]), np.array([-5, 7, 2**40])]),
+        label="task labels",
+    )
     X = data.draw(float_matrix(36, d), label="X_fit")
     task = labels[np.arange(36) % 3]
     y = clean_target(cls, np.arange(36) % 3, 36)
@@ -142,18 +149,25 @@ def test_multitask_predict_accepts_task_or_names_it(data):
     est, d, labels = fitted_multitask(data)
     n = data.draw(st.one_of(st.integers(1, 12), n_rows_st), label="n")
     X = data.draw(float_matrix(n, d), label="X")
-    task = data.draw(st.one_of(
-        task_labels(n),
-        st.sampled_from(labels.tolist()),
-        st.lists(st.sampled_from(labels.tolist()), min_size=n, max_size=n).map(np.array),
-        st.sampled_from([3, "z", None, -1, 2.5, np.nan, "0"]),
-    ), label="task")
+    task = data.draw(
+        st.one_of(
+            task_labels(n),
+            st.sampled_from(labels.tolist()),
+            st.lists(st.sampled_from(labels.tolist()), min_size=n, max_size=n).map(np.array),
+            st.sampled_from([3, "z", None, -1, 2.5, np.nan, "0"]),
+        ),
+        label="task",
+    )
     names = {"task"} if n else {"task", "X"}
     ok, _ = attempt(lambda: est.predict(X, task), names, "predict(X, task)")
     tally(ok)
     if ok:
         check_predictions(est, X, n, task=task)
-        y = np.arange(n) % 2 if isinstance(est, MultiTaskSparseBoostClassifier) else np.arange(n) * 1.0
+        y = (
+            np.arange(n) % 2
+            if isinstance(est, MultiTaskSparseBoostClassifier)
+            else np.arange(n) * 1.0
+        )
         if isinstance(est, MultiTaskSparseBoostClassifier):
             y = est.classes_[y]
         ok, score = attempt(lambda: est.score(X, y, task), names | {"X", "y"}, "score(X, y, task)")
@@ -167,7 +181,9 @@ def test_multitask_predict_accepts_X_or_names_it(data):
     example()
     est, d, labels = fitted_multitask(data)
     n = data.draw(n_rows_st, label="n")
-    X = data.draw(any_X(n, data.draw(st.one_of(st.just(d), n_cols_st), label="d at predict")), label="X")
+    X = data.draw(
+        any_X(n, data.draw(st.one_of(st.just(d), n_cols_st), label="d at predict")), label="X"
+    )
     rows = rows_of(X, n)
     task = labels[np.arange(rows) % 3]
     ok, _ = attempt(lambda: est.predict(X, task), {"X"}, "predict(X, task)")

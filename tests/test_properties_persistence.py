@@ -38,33 +38,68 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 
 # labels the classifiers accept (test_properties_inputs.py tries the others)
 LABELS = [
-    (0, 1), (-3, 7), ("a", "b"), ("é", "列"), (False, True), (np.uint64(0), np.uint64(2**64 - 1)),
-    (np.int64(-(2**63)), np.int64(2**63 - 1)), (np.int8(-1), np.int8(1)), (0.0, 1.0),
+    (0, 1),
+    (-3, 7),
+    ("a", "b"),
+    ("é", "列"),
+    (False, True),
+    (np.uint64(0), np.uint64(2**64 - 1)),
+    (np.int64(-(2**63)), np.int64(2**63 - 1)),
+    (np.int8(-1), np.int8(1)),
+    (0.0, 1.0),
 ]
-TASKS = [np.array([0, 1, 2]), np.array(["t0", "t1", "t2"]), np.array([-5, 2**40, 7]),
-         np.array([0, 2**64 - 1, 2**63], dtype=np.uint64), np.array([0.5, 1.5, -2.0])]
+TASKS = [
+    np.array([0, 1, 2]),
+    np.array(["t0", "t1", "t2"]),
+    np.array([-5, 2**40, 7]),
+    np.array([0, 2**64 - 1, 2**63], dtype=np.uint64),
+    np.array([0.5, 1.5, -2.0]),
+]
 
 
 @settings(max_examples=budget(190))
 @given(data=st.data())
 def test_save_load_and_pickle_are_exact_and_the_loaded_estimator_refits(data):
     example()
-    cls = data.draw(st.sampled_from([SparseBoostRegressor, SparseBoostClassifier,
-                                     MultiTaskSparseBoostRegressor, MultiTaskSparseBoostClassifier]),
-                    label="estimator")
+    cls = data.draw(
+        st.sampled_from(
+            [
+                SparseBoostRegressor,
+                SparseBoostClassifier,
+                MultiTaskSparseBoostRegressor,
+                MultiTaskSparseBoostClassifier,
+            ]
+        ),
+        label="estimator",
+    )
     multitask = cls.__name__.startswith("MultiTask")
     params = data.draw(valid_params(multitask=multitask), label="params")
     n = data.draw(st.integers(12, 60), label="n")
     d = data.draw(good_d, label="d")
-    X = data.draw(float_matrix(n, d, dirty=True).map(lambda A: np.where(np.isinf(A), np.nan, A)), label="X")
+    X = data.draw(
+        float_matrix(n, d, dirty=True).map(lambda A: np.where(np.isinf(A), np.nan, A)), label="X"
+    )
     names = None
     if data.draw(st.booleans(), label="DataFrame"):
-        names = data.draw(st.lists(st.text(min_size=1, max_size=4).filter(lambda s: s.strip()),
-                                   min_size=d, max_size=d, unique=True), label="columns")
+        names = data.draw(
+            st.lists(
+                st.text(min_size=1, max_size=4).filter(lambda s: s.strip()),
+                min_size=d,
+                max_size=d,
+                unique=True,
+            ),
+            label="columns",
+        )
         X = pd.DataFrame(X, columns=names)
     if not multitask and data.draw(st.booleans(), label="feature_costs"):
-        keys = st.one_of(st.integers(0, d - 1), st.sampled_from(names)) if names else st.integers(0, d - 1)
-        params["feature_costs"] = data.draw(st.dictionaries(keys, st.floats(0, 2), max_size=2), label="costs")
+        keys = (
+            st.one_of(st.integers(0, d - 1), st.sampled_from(names))
+            if names
+            else st.integers(0, d - 1)
+        )
+        params["feature_costs"] = data.draw(
+            st.dictionaries(keys, st.floats(0, 2), max_size=2), label="costs"
+        )
     task_labels = data.draw(st.sampled_from(TASKS), label="task labels")
     codes = np.arange(n) % 3
     task = task_labels[codes] if multitask else None
@@ -84,7 +119,9 @@ def test_save_load_and_pickle_are_exact_and_the_loaded_estimator_refits(data):
     est.save_model(path)
     loaded = must(lambda: sparseboost.load_model(path), "load_model")
     if loaded.get_params() != est.get_params():
-        raise ContractViolation(f"parameters changed in a save: {est.get_params()} -> {loaded.get_params()}")
+        raise ContractViolation(
+            f"parameters changed in a save: {est.get_params()} -> {loaded.get_params()}"
+        )
     for attr in ("classes_", "tasks_", "feature_names_in_"):
         if hasattr(est, attr):
             a, b = getattr(est, attr), getattr(loaded, attr, None)
@@ -99,10 +136,44 @@ def test_save_load_and_pickle_are_exact_and_the_loaded_estimator_refits(data):
 # -- corrupted model files ---------------------------------------------------
 
 JSON_NASTY = [
-    None, True, False, 0, 1, -1, 2, 7, 2**31, 2**40, 2**53 + 1, 2**62, 2**63, 2**64, -(2**63), 10**30,
-    0.5, -0.5, 1e308, -1e308, 5e-324, math.nan, math.inf, -math.inf, "", "0.5", "abc", "binary_logloss",
-    "squared_error", "SparseBoostRegressor", "MultiTaskSparseBoostClassifier", [], [0], [0, 0], [1, 0],
-    ["a", "a"], {}, {"a": 1},
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    2,
+    7,
+    2**31,
+    2**40,
+    2**53 + 1,
+    2**62,
+    2**63,
+    2**64,
+    -(2**63),
+    10**30,
+    0.5,
+    -0.5,
+    1e308,
+    -1e308,
+    5e-324,
+    math.nan,
+    math.inf,
+    -math.inf,
+    "",
+    "0.5",
+    "abc",
+    "binary_logloss",
+    "squared_error",
+    "SparseBoostRegressor",
+    "MultiTaskSparseBoostClassifier",
+    [],
+    [0],
+    [0, 0],
+    [1, 0],
+    ["a", "a"],
+    {},
+    {"a": 1},
 ]
 
 
@@ -113,14 +184,25 @@ def base_documents():
     X = rng.random((40, 4))
     y = X[:, 0] * 3 + X[:, 1]
     task = np.arange(40) % 2
-    small = {"n_estimators": 2, "max_leaves": 4, "min_samples_leaf": 3, "random_state": 0, "n_jobs": 1}
+    small = {
+        "n_estimators": 2,
+        "max_leaves": 4,
+        "min_samples_leaf": 3,
+        "random_state": 0,
+        "n_jobs": 1,
+    }
     models = {
         "regressor": SparseBoostRegressor(**small).fit(X, y),
         "regressor_names": SparseBoostRegressor(**small, feature_costs={"b": 1.0}).fit(
-            pd.DataFrame(X, columns=["a", "b", "c", "d"]), y),
+            pd.DataFrame(X, columns=["a", "b", "c", "d"]), y
+        ),
         "classifier": SparseBoostClassifier(**small).fit(X, np.where(y > 2, "yes", "no")),
-        "multitask_regressor": MultiTaskSparseBoostRegressor(**small).fit(X, y, np.array(["s", "t"])[task]),
-        "multitask_classifier": MultiTaskSparseBoostClassifier(**small).fit(X, classes_for(task), task),
+        "multitask_regressor": MultiTaskSparseBoostRegressor(**small).fit(
+            X, y, np.array(["s", "t"])[task]
+        ),
+        "multitask_classifier": MultiTaskSparseBoostClassifier(**small).fit(
+            X, classes_for(task), task
+        ),
     }
     docs = {}
     for name, model in models.items():
@@ -174,9 +256,16 @@ def corrupted_file(data):
     for _ in range(data.draw(st.integers(1, 2), label="number of changes")):
         where = data.draw(st.sampled_from(sorted(by_region)), label="region")
         path = data.draw(st.sampled_from(by_region[where]), label="path")
-        op = data.draw(st.sampled_from(["set", "set", "set", "delete", "duplicate", "drop"]), label="change")
-        value = data.draw(st.one_of(st.sampled_from(JSON_NASTY), st.integers(), st.floats()), label="value") \
-            if op == "set" else None
+        op = data.draw(
+            st.sampled_from(["set", "set", "set", "delete", "duplicate", "drop"]), label="change"
+        )
+        value = (
+            data.draw(
+                st.one_of(st.sampled_from(JSON_NASTY), st.integers(), st.floats()), label="value"
+            )
+            if op == "set"
+            else None
+        )
         try:
             apply_mutation(doc, op, path, value)
         except (KeyError, IndexError, TypeError):
@@ -185,8 +274,11 @@ def corrupted_file(data):
     path = tmp_path(".json")
     with open(path, "w") as f:
         json.dump(doc, f)
-    task = np.array(["s", "t"] * 3) if name == "multitask_regressor" else (
-        np.array([0, 1] * 3) if name.startswith("multitask") else None)
+    task = (
+        np.array(["s", "t"] * 3)
+        if name == "multitask_regressor"
+        else (np.array([0, 1] * 3) if name.startswith("multitask") else None)
+    )
     return name, mutations, path, X, task
 
 
@@ -200,7 +292,9 @@ def test_corrupted_model_file_is_rejected_naming_the_field_or_predicts_finite(wo
         with open(path, "rb") as f:
             raw = f.read()
         cut = data.draw(st.integers(0, len(raw)), label="keep bytes")
-        tail = data.draw(st.sampled_from([b"", b"\xff\xfe", b"}", b"]]]", b"\x00", b"[" * 10000]), label="tail")
+        tail = data.draw(
+            st.sampled_from([b"", b"\xff\xfe", b"}", b"]]]", b"\x00", b"[" * 10000]), label="tail"
+        )
         with open(path, "wb") as f:
             f.write(raw[:cut] + tail)
         mutations.append(("bytes", cut, tail[:20]))

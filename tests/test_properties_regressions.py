@@ -30,7 +30,12 @@ X = RNG.random((40, 4))
 Y = X[:, 0] * 3 + np.sin(4 * X[:, 1])
 TASK = np.arange(40) % 2
 SMALL = {"n_estimators": 3, "min_samples_leaf": 3, "random_state": 0, "n_jobs": 1}
-ALL = [SparseBoostRegressor, SparseBoostClassifier, MultiTaskSparseBoostRegressor, MultiTaskSparseBoostClassifier]
+ALL = [
+    SparseBoostRegressor,
+    SparseBoostClassifier,
+    MultiTaskSparseBoostRegressor,
+    MultiTaskSparseBoostClassifier,
+]
 
 
 def fit_args(cls, y=None):
@@ -64,7 +69,9 @@ def test_learning_rate_1e308_gives_finite_outputs_or_is_rejected(cls):
     fits_finite_or_names(cls, {"learning_rate": 1e308}, y, "learning_rate")
 
 
-@pytest.mark.parametrize("cls", [SparseBoostRegressor, MultiTaskSparseBoostRegressor], ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", [SparseBoostRegressor, MultiTaskSparseBoostRegressor], ids=lambda c: c.__name__
+)
 @pytest.mark.parametrize("target", ["plus_minus_1e308", "up_to_1e308", "1e308_and_1.7e308"])
 def test_targets_near_1e308_give_finite_predictions_or_are_rejected(cls, target):
     y = {
@@ -78,7 +85,11 @@ def test_targets_near_1e308_give_finite_predictions_or_are_rejected(cls, target)
 # -- 2. scale invariance -----------------------------------------------------------
 
 SCALE_X = np.random.default_rng(1).random((60, 5))
-SCALE_Y = SCALE_X[:, 0] * 3 + np.sin(4 * SCALE_X[:, 1]) + 0.1 * np.random.default_rng(2).standard_normal(60)
+SCALE_Y = (
+    SCALE_X[:, 0] * 3
+    + np.sin(4 * SCALE_X[:, 1])
+    + 0.1 * np.random.default_rng(2).standard_normal(60)
+)
 SCALE_PARAMS = {"n_estimators": 5, "min_samples_leaf": 3, "random_state": 0, "n_jobs": 1}
 
 
@@ -102,7 +113,9 @@ def test_scaling_X_by_a_power_of_two_keeps_predictions(k):
 # -- 3. accepted though invalid ---------------------------------------------------
 
 
-@pytest.mark.parametrize("cls", [SparseBoostRegressor, MultiTaskSparseBoostRegressor], ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", [SparseBoostRegressor, MultiTaskSparseBoostRegressor], ids=lambda c: c.__name__
+)
 def test_datetime64_target_is_rejected_naming_y(cls):
     y = np.arange(40).astype("datetime64[s]")
     est = cls(**SMALL)
@@ -119,7 +132,9 @@ RAGGED = {
 
 
 @pytest.mark.parametrize("X_bad", list(RAGGED.values()), ids=list(RAGGED))
-@pytest.mark.parametrize("cls", [SparseBoostRegressor, MultiTaskSparseBoostRegressor], ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", [SparseBoostRegressor, MultiTaskSparseBoostRegressor], ids=lambda c: c.__name__
+)
 def test_ragged_nested_lists_as_X_are_rejected_naming_X(cls, X_bad):
     args = (X_bad, Y, TASK) if cls is MultiTaskSparseBoostRegressor else (X_bad, Y)
     with pytest.raises((ValueError, TypeError), match=r"\bX\b"):
@@ -157,11 +172,16 @@ def test_transform_rejects_the_X_that_predict_rejects(owner, what):
 @pytest.mark.parametrize("noise", [np.nan, np.inf, -np.inf, 1e308])
 @pytest.mark.parametrize("maker", ["make_synthetic", "make_multitask"])
 def test_datasets_reject_non_finite_or_huge_noise(maker, noise):
-    make = lambda: (make_synthetic(60, 4, noise=noise) if maker == "make_synthetic"  # noqa: E731
-                    else make_multitask((30, 30), 12, noise=noise))
+    make = lambda: (
+        make_synthetic(60, 4, noise=noise)
+        if maker == "make_synthetic"  # noqa: E731
+        else make_multitask((30, 30), 12, noise=noise)
+    )
     ok, out = attempt(make, {"noise"}, f"{maker}(noise={noise})")
     if ok:
-        assert np.all(np.isfinite(out[0])) and np.all(np.isfinite(out[1])), f"{maker}(noise={noise}) gave y={out[1][:5]}"
+        assert np.all(np.isfinite(out[0])) and np.all(np.isfinite(out[1])), (
+            f"{maker}(noise={noise}) gave y={out[1][:5]}"
+        )
 
 
 # -- 4. corrupted model files (loaded in a child process) --------------------------
@@ -207,25 +227,74 @@ def set_all(nodes, key, value):
 CORRUPTIONS = {
     "n_features_2**40": ("regressor", "n_features", lambda d: d["model"].update(n_features=2**40)),
     "n_features_2**62": ("regressor", "n_features", lambda d: d["model"].update(n_features=2**62)),
-    "regressor_with_binary_logloss": ("regressor", "objective", lambda d: d["model"].update(objective="binary_logloss")),
-    "classes_of_length_3": ("classifier", "classes_", lambda d: d["fitted"].update(classes_=["no", "yes", "maybe"])),
-    "classes_duplicated": ("classifier", "classes_", lambda d: d["fitted"].update(classes_=["yes", "yes"])),
-    "feature_names_of_wrong_length": ("regressor", "feature_names_in_",
-                                      lambda d: d["fitted"].update(feature_names_in_=["a", "b"])),
-    "single_task_file_named_multitask": ("regressor", "estimator",
-                                         lambda d: d.update(estimator="MultiTaskSparseBoostRegressor")),
-    "multitask_file_named_single_task": ("multitask", "estimator", lambda d: d.update(estimator="SparseBoostRegressor")),
+    "regressor_with_binary_logloss": (
+        "regressor",
+        "objective",
+        lambda d: d["model"].update(objective="binary_logloss"),
+    ),
+    "classes_of_length_3": (
+        "classifier",
+        "classes_",
+        lambda d: d["fitted"].update(classes_=["no", "yes", "maybe"]),
+    ),
+    "classes_duplicated": (
+        "classifier",
+        "classes_",
+        lambda d: d["fitted"].update(classes_=["yes", "yes"]),
+    ),
+    "feature_names_of_wrong_length": (
+        "regressor",
+        "feature_names_in_",
+        lambda d: d["fitted"].update(feature_names_in_=["a", "b"]),
+    ),
+    "single_task_file_named_multitask": (
+        "regressor",
+        "estimator",
+        lambda d: d.update(estimator="MultiTaskSparseBoostRegressor"),
+    ),
+    "multitask_file_named_single_task": (
+        "multitask",
+        "estimator",
+        lambda d: d.update(estimator="SparseBoostRegressor"),
+    ),
     "tasks_duplicated": ("multitask", "tasks_", lambda d: d["fitted"].update(tasks_=[0, 0])),
-    "selected_feature_out_of_range": ("regressor", "selected_features",
-                                      lambda d: d["model"].update(selected_features=[0, 99])),
-    "leaf_values_1e308_in_two_trees": ("regressor", "value", lambda d: set_all(leaves(d, 2), "value", 1e308)),
+    "selected_feature_out_of_range": (
+        "regressor",
+        "selected_features",
+        lambda d: d["model"].update(selected_features=[0, 99]),
+    ),
+    "leaf_values_1e308_in_two_trees": (
+        "regressor",
+        "value",
+        lambda d: set_all(leaves(d, 2), "value", 1e308),
+    ),
     "child_points_to_itself": ("regressor", "left", lambda d: first_split(d).update(left=0)),
     "child_out_of_range": ("regressor", "left", lambda d: first_split(d).update(left=10**6)),
-    "threshold_nan": ("regressor", "threshold", lambda d: first_split(d).update(threshold=float("nan"))),
-    "threshold_string": ("regressor", "threshold", lambda d: first_split(d).update(threshold="0.5")),
-    "base_score_nan": ("regressor", "base_score", lambda d: d["model"].update(base_score=float("nan"))),
-    "n_features_in_string": ("regressor", "n_features_in_", lambda d: d["fitted"].update(n_features_in_="4")),
-    "multitask_leaf_values_1e308": ("multitask_classifier", "value", lambda d: set_all(leaves(d, 2), "value", 1e308)),
+    "threshold_nan": (
+        "regressor",
+        "threshold",
+        lambda d: first_split(d).update(threshold=float("nan")),
+    ),
+    "threshold_string": (
+        "regressor",
+        "threshold",
+        lambda d: first_split(d).update(threshold="0.5"),
+    ),
+    "base_score_nan": (
+        "regressor",
+        "base_score",
+        lambda d: d["model"].update(base_score=float("nan")),
+    ),
+    "n_features_in_string": (
+        "regressor",
+        "n_features_in_",
+        lambda d: d["fitted"].update(n_features_in_="4"),
+    ),
+    "multitask_leaf_values_1e308": (
+        "multitask_classifier",
+        "value",
+        lambda d: set_all(leaves(d, 2), "value", 1e308),
+    ),
 }
 
 
@@ -256,7 +325,9 @@ def test_n_jobs_100000_in_a_model_file_is_capped_or_rejected(worker):
     start = time.monotonic()
     results = worker.run(path, X[:6])
     elapsed = time.monotonic() - start
-    assert not check_worker_results(results, {"n_jobs"}, 6), check_worker_results(results, {"n_jobs"}, 6)
+    assert not check_worker_results(results, {"n_jobs"}, 6), check_worker_results(
+        results, {"n_jobs"}, 6
+    )
     assert elapsed < 5, f"loading and predicting took {elapsed:.1f} s"
 
 
@@ -327,7 +398,9 @@ def test_save_of_an_unserialisable_model_leaves_the_previous_file_intact():
         new.save_model(path)
     except Exception:  # noqa: BLE001 - the save may fail; the old file must survive it
         assert open(path, "rb").read() == before, "the failed save changed the file at that path"
-        np.testing.assert_array_equal(sparseboost.load_model(path).predict(X, TASK), old.predict(X, TASK))
+        np.testing.assert_array_equal(
+            sparseboost.load_model(path).predict(X, TASK), old.predict(X, TASK)
+        )
     else:
         sparseboost.load_model(path)  # a save that succeeded must give a loadable file
 
@@ -358,24 +431,60 @@ def test_uint64_labels_survive_save_and_load():
 
 UNCLEAR = {
     "ragged_X": (lambda: SparseBoostRegressor(**SMALL).fit([[1.0, 2.0]] * 39 + [[1.0]], Y), "X"),
-    "X_cell_is_a_list": (lambda: SparseBoostRegressor(**SMALL).fit(
-        np.array([[1.0, [2.0]]] * 40 + [], dtype=object), Y), "X"),
-    "X_cell_is_a_dict": (lambda: SparseBoostRegressor(**SMALL).fit(np.array([[{}, 1.0]] * 40, dtype=object), Y), "X"),
-    "X_of_non_numeric_strings": (lambda: SparseBoostRegressor(**SMALL).fit(np.full((40, 2), "a"), Y), "X"),
-    "labels_of_str_and_None": (lambda: SparseBoostClassifier(**SMALL).fit(
-        X, np.array(["b", "a", None, "a"] * 10, dtype=object)), "y"),
-    "sample_weight_ragged": (lambda: SparseBoostRegressor(**SMALL).fit(X, Y, sample_weight=[[1.0]] * 39 + [1.0]), "sample_weight"),
-    "feature_bags_of_str_and_int": (lambda: SparseBoostRegressor(**SMALL, feature_bags=[0, "a", 1, None]).fit(X, Y),
-                                    "feature_bags"),
-    "random_state_2**64": (lambda: SparseBoostRegressor(**{**SMALL, "random_state": 2**64}).fit(X, Y), "random_state"),
-    "random_state_-1": (lambda: SparseBoostRegressor(**{**SMALL, "random_state": -1}).fit(X, Y), "random_state"),
-    "random_state_a_Generator": (lambda: SparseBoostRegressor(**{**SMALL, "random_state": np.random.default_rng(0)}).fit(X, Y),
-                                 "random_state"),
-    "gt_delta_1e-310": (lambda: SparseBoostRegressor(**SMALL, split_search="group_testing", gt_delta=1e-310).fit(X, Y),
-                        "gt_delta"),
+    "X_cell_is_a_list": (
+        lambda: SparseBoostRegressor(**SMALL).fit(
+            np.array([[1.0, [2.0]]] * 40 + [], dtype=object), Y
+        ),
+        "X",
+    ),
+    "X_cell_is_a_dict": (
+        lambda: SparseBoostRegressor(**SMALL).fit(np.array([[{}, 1.0]] * 40, dtype=object), Y),
+        "X",
+    ),
+    "X_of_non_numeric_strings": (
+        lambda: SparseBoostRegressor(**SMALL).fit(np.full((40, 2), "a"), Y),
+        "X",
+    ),
+    "labels_of_str_and_None": (
+        lambda: SparseBoostClassifier(**SMALL).fit(
+            X, np.array(["b", "a", None, "a"] * 10, dtype=object)
+        ),
+        "y",
+    ),
+    "sample_weight_ragged": (
+        lambda: SparseBoostRegressor(**SMALL).fit(X, Y, sample_weight=[[1.0]] * 39 + [1.0]),
+        "sample_weight",
+    ),
+    "feature_bags_of_str_and_int": (
+        lambda: SparseBoostRegressor(**SMALL, feature_bags=[0, "a", 1, None]).fit(X, Y),
+        "feature_bags",
+    ),
+    "random_state_2**64": (
+        lambda: SparseBoostRegressor(**{**SMALL, "random_state": 2**64}).fit(X, Y),
+        "random_state",
+    ),
+    "random_state_-1": (
+        lambda: SparseBoostRegressor(**{**SMALL, "random_state": -1}).fit(X, Y),
+        "random_state",
+    ),
+    "random_state_a_Generator": (
+        lambda: SparseBoostRegressor(**{**SMALL, "random_state": np.random.default_rng(0)}).fit(
+            X, Y
+        ),
+        "random_state",
+    ),
+    "gt_delta_1e-310": (
+        lambda: SparseBoostRegressor(**SMALL, split_search="group_testing", gt_delta=1e-310).fit(
+            X, Y
+        ),
+        "gt_delta",
+    ),
     "X_with_0_rows": (lambda: SparseBoostRegressor(**SMALL).fit(X[:0], Y[:0]), "X"),
     "X_1d": (lambda: SparseBoostRegressor(**SMALL).fit(X[:, 0], Y), "X"),
-    "X_and_y_of_different_lengths": (lambda: SparseBoostRegressor(**SMALL).fit(X, Y[:30]), ("X", "y")),
+    "X_and_y_of_different_lengths": (
+        lambda: SparseBoostRegressor(**SMALL).fit(X, Y[:30]),
+        ("X", "y"),
+    ),
 }
 
 
@@ -397,22 +506,47 @@ def test_n_estimators_given_as_a_string_is_named_and_quoted():
         SparseBoostRegressor(**{**SMALL, "n_estimators": "3"}).fit(X, Y)
     message = str(info.value)
     assert names_any(message, {"n_estimators"}), message
-    assert "'3'" in message or "str" in message, f"the message hides that '3' is a string: {message}"
+    assert "'3'" in message or "str" in message, (
+        f"the message hides that '3' is a string: {message}"
+    )
 
 
 UNFITTED_MEMBERS = [
-    "get_support()", "transform(X)", "selected_feature_names_", "selected_features_", "feature_importances_",
-    "get_feature_importance()", "predict(X)", "n_trees_", "train_loss_", "feature_entry_tree_", "selection_path_",
+    "get_support()",
+    "transform(X)",
+    "selected_feature_names_",
+    "selected_features_",
+    "feature_importances_",
+    "get_feature_importance()",
+    "predict(X)",
+    "n_trees_",
+    "train_loss_",
+    "feature_entry_tree_",
+    "selection_path_",
     "get_feature_names_out()",
 ]
-MULTITASK_UNFITTED = ["task_feature_importances_", "task_selected_features_", "predict(X, TASK)", "score(X, Y, TASK)"]
+MULTITASK_UNFITTED = [
+    "task_feature_importances_",
+    "task_selected_features_",
+    "predict(X, TASK)",
+    "score(X, Y, TASK)",
+]
 
 
 @pytest.mark.parametrize(
     "cls, member",
-    [(c, m) for c in ALL for m in UNFITTED_MEMBERS if not (c.__name__.startswith("MultiTask") and m == "predict(X)")
-     and hasattr(c, m.split("(")[0])]
-    + [(c, m) for c in (MultiTaskSparseBoostRegressor, MultiTaskSparseBoostClassifier) for m in MULTITASK_UNFITTED]
+    [
+        (c, m)
+        for c in ALL
+        for m in UNFITTED_MEMBERS
+        if not (c.__name__.startswith("MultiTask") and m == "predict(X)")
+        and hasattr(c, m.split("(")[0])
+    ]
+    + [
+        (c, m)
+        for c in (MultiTaskSparseBoostRegressor, MultiTaskSparseBoostClassifier)
+        for m in MULTITASK_UNFITTED
+    ]
     + [(SparseBoostSelector, m) for m in ("get_support()", "transform(X)", "selected_features_")],
     ids=lambda v: v.__name__ if isinstance(v, type) else v,
 )
@@ -435,16 +569,28 @@ def one_planted_among_100000():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_group_testing_with_one_long_subset_finds_the_planted_feature(one_planted_among_100000, seed):
+def test_group_testing_with_one_long_subset_finds_the_planted_feature(
+    one_planted_among_100000, seed
+):
     """s = 1: one subset of all 100,000 features. Its quantized levels must
     not all be 0, or the binary search always keeps the left half and ends
     at the subset's first feature (the booster's root rescue hides this,
     so the candidates are checked directly)."""
     X_wide, y, j = one_planted_among_100000
-    found, n_subsets, _ = _core.group_testing_candidates(X_wide, y, 1, 0.1, seed=seed, min_samples_leaf=2)
-    assert j in found, f"the candidates {found} of {n_subsets} subset(s) miss the planted feature {j}"
-    est = SparseBoostRegressor(n_estimators=2, min_samples_leaf=2, split_search="group_testing",
-                               gt_n_features=1, random_state=seed, n_jobs=1).fit(X_wide, y)
+    found, n_subsets, _ = _core.group_testing_candidates(
+        X_wide, y, 1, 0.1, seed=seed, min_samples_leaf=2
+    )
+    assert j in found, (
+        f"the candidates {found} of {n_subsets} subset(s) miss the planted feature {j}"
+    )
+    est = SparseBoostRegressor(
+        n_estimators=2,
+        min_samples_leaf=2,
+        split_search="group_testing",
+        gt_n_features=1,
+        random_state=seed,
+        n_jobs=1,
+    ).fit(X_wide, y)
     assert est.selected_features_.tolist() == [j]
 
 
@@ -457,7 +603,9 @@ def test_object_task_labels_with_a_one_row_task_are_rejected_naming_task():
         MultiTaskSparseBoostRegressor(**SMALL).fit(X, Y, task)
 
 
-@pytest.mark.parametrize("name", ["learning_rate", "subsample", "colsample_bytree", "min_child_weight"])
+@pytest.mark.parametrize(
+    "name", ["learning_rate", "subsample", "colsample_bytree", "min_child_weight"]
+)
 def test_numpy_bool_parameter_is_rejected_or_survives_save_and_load(name):
     """True is refused for a real-valued parameter; np.True_ must be too, or
     the fitted model must save and load."""
@@ -469,7 +617,9 @@ def test_numpy_bool_parameter_is_rejected_or_survives_save_and_load(name):
         np.testing.assert_array_equal(sparseboost.load_model(path).predict(X), est.predict(X))
 
 
-@pytest.mark.parametrize("cls", [SparseBoostRegressor, MultiTaskSparseBoostRegressor], ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", [SparseBoostRegressor, MultiTaskSparseBoostRegressor], ids=lambda c: c.__name__
+)
 def test_score_on_a_single_row_is_finite_or_rejected(cls):
     """R² of one row is undefined (scikit-learn returns NaN): a finite score
     or a ValueError naming X or y."""

@@ -23,11 +23,15 @@ def test_selector_keeps_the_planted_features_in_a_pipeline(synthetic_regression)
 def test_default_estimator_follows_the_target(synthetic_classification):
     X, y, _, _ = synthetic_classification
     assert isinstance(SparseBoostSelector().fit(X, y).estimator_, SparseBoostClassifier)
-    assert isinstance(SparseBoostSelector().fit(X, y + 0.5 * X[:, 0]).estimator_, SparseBoostRegressor)
+    assert isinstance(
+        SparseBoostSelector().fit(X, y + 0.5 * X[:, 0]).estimator_, SparseBoostRegressor
+    )
     pipe = make_pipeline(SparseBoostSelector(), LogisticRegression()).fit(X, y)
     assert pipe.score(X, y) > 0.7
 
 
-@parametrize_with_checks([SparseBoostSelector(SparseBoostRegressor(n_estimators=10, min_samples_leaf=1))])
+@parametrize_with_checks(
+    [SparseBoostSelector(SparseBoostRegressor(n_estimators=10, min_samples_leaf=1))]
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

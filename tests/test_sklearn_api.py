@@ -63,7 +63,9 @@ def test_dataframe_feature_names_are_kept(synthetic_regression):
     pd = pytest.importorskip("pandas")
     X, y, X_test, _ = synthetic_regression
     names = [f"f{j}" for j in range(X.shape[1])]
-    model = SparseBoostRegressor(n_estimators=10, random_state=0).fit(pd.DataFrame(X, columns=names), y)
+    model = SparseBoostRegressor(n_estimators=10, random_state=0).fit(
+        pd.DataFrame(X, columns=names), y
+    )
     assert list(model.feature_names_in_) == names
     with pytest.warns(UserWarning, match="feature names"):
         plain = model.predict(X_test)

@@ -39,9 +39,12 @@ def make_parser():
     parser.add_argument("--task", choices=["regression", "classification"], default="regression")
     parser.add_argument("--n-estimators", type=at_least(1), default=100)
     parser.add_argument("--random-state", type=at_least(0), default=0)
-    parser.add_argument("--split-search", choices=["exhaustive", "group_testing"],
-                        default="exhaustive",
-                        help="group_testing: GT-GBM with --gt-n-features expected features")
+    parser.add_argument(
+        "--split-search",
+        choices=["exhaustive", "group_testing"],
+        default="exhaustive",
+        help="group_testing: GT-GBM with --gt-n-features expected features",
+    )
     parser.add_argument("--gt-n-features", type=at_least(1), default=3)
     parser.add_argument("--save", metavar="PATH", help="write the fitted model (JSON) here")
     return parser
@@ -65,18 +68,26 @@ def run(args) -> int:
         max(1000, args.n_samples // 4), random_state=args.random_state + 1, **common
     )
     cls = SparseBoostRegressor if args.task == "regression" else SparseBoostClassifier
-    model = cls(n_estimators=args.n_estimators, random_state=args.random_state,
-                split_search=args.split_search, gt_n_features=args.gt_n_features)
+    model = cls(
+        n_estimators=args.n_estimators,
+        random_state=args.random_state,
+        split_search=args.split_search,
+        gt_n_features=args.gt_n_features,
+    )
 
-    print(f"synthetic {args.task}: {X.shape[0]} x {X.shape[1]} "
-          f"(relevant features: {list(RELEVANT_FEATURES)})")
+    print(
+        f"synthetic {args.task}: {X.shape[0]} x {X.shape[1]} "
+        f"(relevant features: {list(RELEVANT_FEATURES)})"
+    )
     start = time.perf_counter()
     model.fit(X, y)
     elapsed = time.perf_counter() - start
     print(f"fit: {model.n_trees_} trees in {elapsed:.2f} s")
     if model.gt_n_subsets_ is not None:
-        print(f"group testing: {model.gt_n_subsets_} feature subsets, "
-              f"prefix-sum cache {model.gt_cache_bytes_ / 2**20:.0f} MiB")
+        print(
+            f"group testing: {model.gt_n_subsets_} feature subsets, "
+            f"prefix-sum cache {model.gt_cache_bytes_ / 2**20:.0f} MiB"
+        )
 
     if args.task == "regression":
         rmse = np.sqrt(np.mean((model.predict(X_test) - y_test) ** 2))
@@ -87,8 +98,10 @@ def run(args) -> int:
 
     importance = model.feature_importances_
     selected = model.selected_features_
-    print(f"features used by the trees: {len(selected)} of {X.shape[1]} "
-          f"(penalty {model.penalty!r}, mu={model.mu}); in order of entry: {selected[:10].tolist()}")
+    print(
+        f"features used by the trees: {len(selected)} of {X.shape[1]} "
+        f"(penalty {model.penalty!r}, mu={model.mu}); in order of entry: {selected[:10].tolist()}"
+    )
     print("top features by gain share:")
     for j in [j for j in np.argsort(-importance)[:8] if importance[j] > 0]:
         mark = "  <- relevant" if j in RELEVANT_FEATURES else ""

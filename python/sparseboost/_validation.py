@@ -25,7 +25,13 @@ from . import _core
 # dtype kinds numpy cannot turn into numbers on its own terms: datetimes,
 # timedeltas, byte and unicode strings, raw records. (Complex numbers are
 # left to scikit-learn, which says "Complex data not supported".)
-_NOT_NUMBERS = {"M": "dates", "m": "time spans", "S": "byte strings", "U": "strings", "V": "records"}
+_NOT_NUMBERS = {
+    "M": "dates",
+    "m": "time spans",
+    "S": "byte strings",
+    "U": "strings",
+    "V": "records",
+}
 
 
 @contextmanager
@@ -177,9 +183,7 @@ def check_sample_weight(sample_weight, X: np.ndarray):
         _reject_non_numbers(sample_weight, "sample_weight")
         if isinstance(sample_weight, (bool, np.bool_)):
             raise TypeError(f"sample_weight must be numbers, got {sample_weight!r}")
-        weights = _check_sample_weight(
-            sample_weight, X, dtype=np.float64, ensure_non_negative=True
-        )
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         return np.ascontiguousarray(weights)
 
 
@@ -191,9 +195,7 @@ def resolve_n_jobs(n_jobs) -> int:
     if n_jobs is None:
         return cores
     if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, (bool, np.bool_)):
-        raise TypeError(
-            f"n_jobs must be an int or None, got {n_jobs!r} ({type(n_jobs).__name__})"
-        )
+        raise TypeError(f"n_jobs must be an int or None, got {n_jobs!r} ({type(n_jobs).__name__})")
     n_jobs = int(n_jobs)
     if n_jobs == 0:
         raise ValueError("n_jobs must be a non-zero int or None, got 0")

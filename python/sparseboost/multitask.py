@@ -71,6 +71,7 @@ def _encode_tasks(task, n_rows):
             )
         return check_labels_sortable(task, "task")
 
+
 class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
     """What the multitask regressor and classifier share. Subclasses define
     ``_objective`` and ``_encode_target``."""

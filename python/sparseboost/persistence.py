@@ -218,9 +218,10 @@ def load_model(path):
         except ValueError as e:
             raise ValueError(f"model file {path} is not JSON: {e}") from None
     fields = _Fields(path, document)
-    if fields.get("format", optional=True) != FORMAT or fields.get(
-        "version", optional=True
-    ) != VERSION:
+    if (
+        fields.get("format", optional=True) != FORMAT
+        or fields.get("version", optional=True) != VERSION
+    ):
         raise ValueError(
             f"{path} is not a sparseboost model file (format {document.get('format')!r}, "
             f"version {document.get('version')!r})"

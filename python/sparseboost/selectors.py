@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
