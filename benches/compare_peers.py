@@ -3,26 +3,44 @@
 What it measures, per (library, problem), each in a fresh subprocess:
 
 * fit time: median over ``--repeats`` whole ``fit`` calls (binning included);
-* predict time: median time of scoring the test set (``predict`` for regression,
-  ``predict_proba`` for classification);
-* test metric: RMSE (regression, lower is better) or ROC AUC (classification);
+* predict time: median time of predicting the test set (``predict`` for regression
+  and ranking, ``predict_proba`` for classification), the metric excluded;
+* test metrics: RMSE (regression, lower is better), ROC AUC (binary classification),
+  multi-logloss (lower is better) and accuracy (multiclass), NDCG@1, @3 and @5
+  (ranking; LightGBM's definition, see ``ndcg_at``);
 * features: how many features the fitted model splits on;
 * peak fit memory: ``ru_maxrss`` after the fits minus the RSS just before the first
   fit (data already loaded); the total peak RSS is reported too.
 
-All libraries get 100 trees, at most 31 leaves, 255 bins, learning rate 0.1, 2
-threads, at least 20 samples per leaf, no subsampling and no L2 regularisation.
+All libraries get 100 trees (boosting rounds; a multiclass round grows one tree per
+class), at most 31 leaves, 255 bins, learning rate 0.1, 2 threads, at least 20
+samples per leaf, no subsampling and no L2 regularisation.
 Data is generated (or loaded) inside each subprocess from fixed seeds, so every
 library sees the same data and the peak RSS is that library's alone. Ratios are
-"library / LightGBM". Timings need a quiet machine: OpenMP libraries can slow down
+"library / LightGBM"; NDCG is compared by difference, "library - LightGBM".
+Timings need a quiet machine: OpenMP libraries can slow down
 tenfold when another process competes for the cores, so the load average is shown.
 
 Problems: the synthetic problem of ``sparseboost.datasets.make_synthetic``
 (y = 2 x1 - 3 * 2**x2 + log2(1 + x3) + N(0, 1), iid U[0, 1] features) at
 100000 x 100 and 6000 x 5000, for regression and classification (y > median).
 The test set is a separate draw (seed 1) of 20% of the training size, at most
-20000 rows. ``--datasets lightgbm_binary,cal_housing`` adds real data sets from
-``../shared/data`` relative to the project root.
+20000 rows. ``--datasets`` adds real data sets from ``../shared/data`` relative to
+the project root:
+
+* ``lightgbm_binary`` (binary classification) and ``cal_housing`` (regression);
+* ``lightgbm_multiclass``: LightGBM's multiclass example, 7000 + 500 rows x 28
+  features, 5 classes. Target: sparseboost's multi-logloss within 1% of LightGBM's;
+* ``lightgbm_lambdarank``: LightGBM's lambdarank example, 3005 rows in 201 queries
+  for training, 768 rows in 50 queries for testing, 300 features, relevance 0..4.
+  LightGBM fits ``LGBMRanker(objective="lambdarank")``, sparseboost
+  ``SparseBoostRanker``; both get the query sizes as ``fit(X, y, group=sizes)``.
+  XGBoost and scikit-learn are not run on it. Target: each NDCG@k of sparseboost at
+  least LightGBM's minus 0.005.
+
+The targets are checked below each table. A sparseboost variant whose estimator or
+``fit`` raises ImportError, AttributeError, TypeError or NotImplementedError (an API
+this build does not have yet) reads "unavailable", with the error under the table.
 
 Run from the project root. Needs ``pip install lightgbm xgboost`` (the project's
 ``bench`` extra) and an installed sparseboost, else its rows read "unavailable"::
@@ -31,6 +49,7 @@ Run from the project root. Needs ``pip install lightgbm xgboost`` (the project's
     python benches/compare_peers.py --quick               # smoke run, seconds
     python benches/compare_peers.py --libs lightgbm,xgboost --shapes 6000x5000 --repeats 1
     python benches/compare_peers.py --datasets lightgbm_binary,cal_housing
+    python benches/compare_peers.py --shapes none --datasets lightgbm_multiclass,lightgbm_lambdarank
 
 Results are printed as one table per problem and written as JSON to
 ``benches/results/compare_peers.json`` (``compare_peers_quick.json`` for ``--quick``;
@@ -53,6 +72,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -73,9 +93,32 @@ SPARSEBOOST_VARIANTS = {
         "gt_delta": 0.1,
     },
 }
-REAL_DATASETS = ("lightgbm_binary", "cal_housing")
+REAL_DATASETS = ("lightgbm_binary", "cal_housing", "lightgbm_multiclass", "lightgbm_lambdarank")
 N_TREES, N_LEAVES, N_BINS, LEARNING_RATE, N_THREADS, MIN_LEAF = 100, 31, 255, 0.1, 2, 20
 SEED, TEST_SEED = 0, 1
+NDCG_AT = (1, 3, 5)
+# Test metrics per task, the first one the headline "metric" of the JSON results.
+# "ratio" metrics are compared with LightGBM as library / LightGBM, "diff" ones as
+# library - LightGBM.
+METRICS = {
+    "regression": {"rmse": "ratio"},
+    "classification": {"auc": "ratio"},
+    "multiclass": {"mlogloss": "ratio", "accuracy": "ratio"},
+    "ranking": {f"ndcg@{k}": "diff" for k in NDCG_AT},
+}
+# Targets for sparseboost, checked below the table: (metric, comparison, bound);
+# the ratio must not exceed the bound, the difference must not fall below it.
+TARGETS = {
+    "multiclass": [("mlogloss", "ratio", 1.01)],
+    "ranking": [(f"ndcg@{k}", "diff", -0.005) for k in NDCG_AT],
+}
+# Raised by an estimator or its fit when this sparseboost build lacks an API the
+# problem needs (SparseBoostRanker, a keyword); such a row reads "unavailable".
+PENDING_API_ERRORS = (ImportError, AttributeError, TypeError, NotImplementedError)
+
+
+class Unsupported(Exception):
+    """The library has no estimator for the task; its row reads "unsupported"."""
 
 
 # ---------------------------------------------------------------- data (worker side)
@@ -95,8 +138,21 @@ def load_make_synthetic():
     return module.make_synthetic
 
 
+class Problem(NamedTuple):
+    """Train and test data of one problem; ``group``/``group_test`` are the query
+    sizes (rows of a query are contiguous) of a ranking problem, else None."""
+
+    task: str  # "regression", "classification" (binary), "multiclass" or "ranking"
+    X: np.ndarray
+    y: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    group: np.ndarray | None = None
+    group_test: np.ndarray | None = None
+
+
 def load_problem(problem):
-    """Return ``(task, X_train, y_train, X_test, y_test)`` for a problem id.
+    """Return the :class:`Problem` of a problem id.
 
     Ids are ``synthetic-<task>-<n>x<p>`` or the name of a real data set.
     """
@@ -109,11 +165,29 @@ def load_problem(problem):
         X_test, y_test = make_synthetic(
             min(max(n // 5, 1), 20000), p, task=task, random_state=TEST_SEED
         )
-        return task, X, y, X_test, y_test
-    if problem == "lightgbm_binary":
-        train = np.loadtxt(DATA_DIR / "lightgbm_binary" / "binary.train", delimiter="\t")
-        test = np.loadtxt(DATA_DIR / "lightgbm_binary" / "binary.test", delimiter="\t")
-        return "classification", train[:, 1:], train[:, 0], test[:, 1:], test[:, 0]
+        return Problem(task, X, y, X_test, y_test)
+    if problem in ("lightgbm_binary", "lightgbm_multiclass"):
+        # TSV: the label (0/1, or 0..4), then the 28 features.
+        kind = problem.removeprefix("lightgbm_")
+        train = np.loadtxt(DATA_DIR / problem / f"{kind}.train", delimiter="\t")
+        test = np.loadtxt(DATA_DIR / problem / f"{kind}.test", delimiter="\t")
+        task = "classification" if kind == "binary" else "multiclass"
+        return Problem(task, train[:, 1:], train[:, 0], test[:, 1:], test[:, 0])
+    if problem == "lightgbm_lambdarank":
+        from sklearn.datasets import load_svmlight_file
+
+        def load(part):  # libsvm with 1-based indices; one query size per line
+            X, y = load_svmlight_file(
+                str(DATA_DIR / problem / f"rank.{part}"), n_features=300, zero_based=False
+            )
+            sizes = np.loadtxt(DATA_DIR / problem / f"rank.{part}.query", dtype=np.int64, ndmin=1)
+            if sizes.sum() != X.shape[0]:
+                raise ValueError(f"rank.{part}.query sums to {sizes.sum()}, not {X.shape[0]} rows")
+            return X.toarray(), y, sizes
+
+        X, y, group = load("train")
+        X_test, y_test, group_test = load("test")
+        return Problem("ranking", X, y, X_test, y_test, group, group_test)
     if problem == "cal_housing":
         import pandas as pd
         from scipy.io import arff
@@ -123,7 +197,7 @@ def load_problem(problem):
         y = df.pop("medianHouseValue").to_numpy(np.float64)
         X = df.to_numpy(np.float64)
         X, X_test, y, y_test = train_test_split(X, y, test_size=0.2, random_state=SEED)
-        return "regression", X, y, X_test, y_test
+        return Problem("regression", X, y, X_test, y_test)
     raise ValueError(f"unknown problem {problem!r}")
 
 
@@ -134,13 +208,19 @@ def make_estimator_factory(lib, task):
     """Return ``(factory, version)``; ``factory()`` builds an unfitted estimator.
 
     Imports happen here, before the baseline RSS is taken, so that the library's
-    own import footprint is not counted as fit memory.
+    own import footprint is not counted as fit memory. Multiclass uses the same
+    classifiers as binary classification (each detects the number of classes).
     """
-    clf = task == "classification"
+    clf = task in ("classification", "multiclass")
+    rank = task == "ranking"
     if lib in SPARSEBOOST_VARIANTS:
         import sparseboost as sb
 
-        cls = sb.SparseBoostClassifier if clf else sb.SparseBoostRegressor
+        # SparseBoostRanker: AttributeError (row "unavailable") until it lands.
+        if rank:
+            cls = sb.SparseBoostRanker
+        else:
+            cls = sb.SparseBoostClassifier if clf else sb.SparseBoostRegressor
         params = {
             "n_estimators": N_TREES,
             "learning_rate": LEARNING_RATE,
@@ -155,8 +235,12 @@ def make_estimator_factory(lib, task):
     if lib == "lightgbm":
         import lightgbm as lgb
 
-        cls = lgb.LGBMClassifier if clf else lgb.LGBMRegressor
+        if rank:
+            cls = lgb.LGBMRanker
+        else:
+            cls = lgb.LGBMClassifier if clf else lgb.LGBMRegressor
         params = {
+            **({"objective": "lambdarank"} if rank else {}),
             "n_estimators": N_TREES,
             "learning_rate": LEARNING_RATE,
             "num_leaves": N_LEAVES,
@@ -169,6 +253,8 @@ def make_estimator_factory(lib, task):
             "verbose": -1,
         }
         return (lambda: cls(**params)), lgb.__version__
+    if rank:
+        raise Unsupported(f"{lib} is not run on ranking problems")
     if lib == "xgboost":
         import xgboost as xgb
 
@@ -221,13 +307,53 @@ def thread_limit(lib):
     return contextlib.nullcontext()
 
 
-def score(task, model, X_test, y_test):
-    """Predict the test set; return RMSE (regression) or ROC AUC (classification)."""
-    from sklearn.metrics import roc_auc_score
+def predict(task, model, X_test):
+    """Scores of the test set: probabilities for classification, else ``predict``."""
+    if task in ("classification", "multiclass"):
+        return model.predict_proba(X_test)
+    return model.predict(X_test)
 
-    if task == "classification":
-        return roc_auc_score(y_test, model.predict_proba(X_test)[:, 1])
-    return float(np.sqrt(np.mean((model.predict(X_test) - y_test) ** 2)))
+
+def ndcg_at(y_true, scores, group_sizes, k):
+    """Mean NDCG@k over the queries, as LightGBM computes it.
+
+    Gain 2**label - 1, discount 1 / log2(rank + 1); a query's rows are ranked by
+    decreasing score, ties in the order of the rows (a stable sort, as LightGBM
+    does), and its ideal DCG sorts the labels themselves. Queries shorter than k
+    use all their rows. A query whose ideal DCG is 0 (no relevant row) counts as
+    NDCG 1, as in LightGBM.
+    """
+    y_true, scores = np.asarray(y_true, dtype=np.float64), np.asarray(scores, dtype=np.float64)
+    discounts = 1.0 / np.log2(np.arange(2, k + 2))
+    ends = np.cumsum(group_sizes)
+    values = []
+    for start, end in zip(ends - group_sizes, ends):
+        labels = y_true[start:end]
+        top = min(k, end - start)
+        ranked = labels[np.argsort(-scores[start:end], kind="stable")[:top]]
+        ideal = np.sort(labels)[::-1][:top]
+        ideal_dcg = np.dot(2.0**ideal - 1.0, discounts[:top])
+        dcg = np.dot(2.0**ranked - 1.0, discounts[:top])
+        values.append(dcg / ideal_dcg if ideal_dcg > 0 else 1.0)
+    return float(np.mean(values))
+
+
+def test_metrics(problem, model, predictions):
+    """The task's test metrics (``METRICS``), by name."""
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    y_test = problem.y_test
+    if problem.task == "regression":
+        return {"rmse": float(np.sqrt(np.mean((predictions - y_test) ** 2)))}
+    if problem.task == "classification":
+        return {"auc": float(roc_auc_score(y_test, predictions[:, 1]))}
+    if problem.task == "multiclass":
+        classes = model.classes_
+        return {
+            "mlogloss": float(log_loss(y_test, predictions, labels=classes)),
+            "accuracy": float(np.mean(classes[np.argmax(predictions, axis=1)] == y_test)),
+        }
+    return {f"ndcg@{k}": ndcg_at(y_test, predictions, problem.group_test, k) for k in NDCG_AT}
 
 
 def n_features_used(model):
@@ -248,13 +374,22 @@ def current_rss_mib():
     return psutil.Process().memory_info().rss / 2**20
 
 
-def run_worker(lib, problem, repeats):
+def run_worker(lib, problem_id, repeats):
     """Measure one (library, problem) pair in this process; return a result dict."""
+    # Only sparseboost's API is in flux: elsewhere these errors are bugs.
+    pending = PENDING_API_ERRORS if lib in SPARSEBOOST_VARIANTS else (ImportError,)
     try:
-        task, X, y, X_test, y_test = load_problem(problem)
-        factory, version = make_estimator_factory(lib, task)
+        problem = load_problem(problem_id)  # pandas/scipy for cal_housing
     except ImportError as exc:
         return {"status": "unavailable", "error": f"{type(exc).__name__}: {exc}"}
+    try:
+        factory, version = make_estimator_factory(lib, problem.task)
+    except Unsupported as exc:
+        return {"status": "unsupported", "error": str(exc)}
+    except pending as exc:
+        return {"status": "unavailable", "error": f"{type(exc).__name__}: {exc}"}
+    task, X, y, X_test = problem.task, problem.X, problem.y, problem.X_test
+    fit_kwargs = {"group": problem.group} if task == "ranking" else {}
     gc.collect()
     rss_before = current_rss_mib()
     # ru_maxrss is KiB on Linux; kept to show whether loading set the peak instead.
@@ -265,15 +400,20 @@ def run_worker(lib, problem, repeats):
         for _ in range(repeats):
             model = None  # free the previous model so the peak reflects a single fit
             gc.collect()
-            model = factory()
-            t0 = time.perf_counter()
-            model.fit(X, y)
+            try:
+                model = factory()
+                t0 = time.perf_counter()
+                model.fit(X, y, **fit_kwargs)
+            except pending as exc:
+                return {"status": "unavailable", "error": f"{type(exc).__name__}: {exc}"}
             fit_times.append(time.perf_counter() - t0)
         peak_total = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
         for _ in range(repeats):
             t0 = time.perf_counter()
-            metric = score(task, model, X_test, y_test)
+            predictions = predict(task, model, X_test)
             predict_times.append(time.perf_counter() - t0)
+    metrics = test_metrics(problem, model, predictions)
+    metric_name = next(iter(METRICS[task]))
     return {
         "status": "ok",
         "version": version,
@@ -282,12 +422,18 @@ def run_worker(lib, problem, repeats):
         "n_train": int(X.shape[0]),
         "n_test": int(X_test.shape[0]),
         "n_features": int(X.shape[1]),
+        **(
+            {"n_queries": len(problem.group), "n_test_queries": len(problem.group_test)}
+            if task == "ranking"
+            else {}
+        ),
         "fit_s": statistics.median(fit_times),
         "fit_times_s": fit_times,
         "predict_s": statistics.median(predict_times),
         "predict_times_s": predict_times,
-        "metric_name": "auc" if task == "classification" else "rmse",
-        "metric": metric,
+        "metric_name": metric_name,
+        "metric": metrics[metric_name],
+        "metrics": metrics,
         "n_features_used": n_features_used(model),
         "rss_before_fit_mib": rss_before,
         "maxrss_before_fit_mib": maxrss_before,
@@ -321,10 +467,24 @@ def run_in_subprocess(lib, problem, repeats, timeout):
     return json.loads(lines[-1])
 
 
-def ratio(value, reference):
+def ratio(value, reference, digits=2):
     if value is None or reference in (None, 0):
         return "-"
-    return f"{value / reference:.2f}"
+    return f"{value / reference:.{digits}f}"
+
+
+def difference(value, reference):
+    if value is None or reference is None:
+        return "-"
+    return f"{value - reference:+.4f}"
+
+
+def metric_columns(name, comparison):
+    """Header of a metric's value column and of its comparison with LightGBM."""
+    label = name.upper()
+    if comparison == "diff":
+        return [label, f"{label}-lgb"]
+    return [label, f"{label}/lgb"]
 
 
 def format_table(problem, results):
@@ -332,40 +492,36 @@ def format_table(problem, results):
     ref = results.get("lightgbm", {})
     ref = ref if ref.get("status") == "ok" else {}
     ok = [r for r in results.values() if r.get("status") == "ok"]
-    metric_name = ok[0]["metric_name"].upper() if ok else "metric"
-    header = [
-        "library",
-        "fit s",
-        "fit/lgb",
-        "predict s",
-        "pred/lgb",
-        metric_name,
-        f"{metric_name}/lgb",
-        "features",
-        "fit MiB",
-        "mem/lgb",
-        "peak MiB",
-    ]
+    metrics = METRICS[ok[0]["task"]] if ok else {"metric": "ratio"}
+    header = ["library", "fit s", "fit/lgb", "predict s", "pred/lgb"]
+    for name, comparison in metrics.items():
+        header += metric_columns(name, comparison)
+    header += ["features", "fit MiB", "mem/lgb", "peak MiB"]
     rows = []
     for lib, r in results.items():
         if r.get("status") != "ok":
             rows.append([lib, r.get("status", "?")] + [""] * (len(header) - 2))
             continue
-        rows.append(
-            [
-                lib,
-                f"{r['fit_s']:.3f}",
-                ratio(r["fit_s"], ref.get("fit_s")),
-                f"{r['predict_s']:.4f}",
-                ratio(r["predict_s"], ref.get("predict_s")),
-                f"{r['metric']:.4f}",
-                ratio(r["metric"], ref.get("metric")),
-                str(r.get("n_features_used", "-")),
-                f"{r['peak_fit_mib']:.0f}",
-                ratio(r["peak_fit_mib"], ref.get("peak_fit_mib")),
-                f"{r['peak_total_mib']:.0f}",
-            ]
-        )
+        row = [
+            lib,
+            f"{r['fit_s']:.3f}",
+            ratio(r["fit_s"], ref.get("fit_s")),
+            f"{r['predict_s']:.4f}",
+            ratio(r["predict_s"], ref.get("predict_s")),
+        ]
+        for name, comparison in metrics.items():
+            value, reference = r["metrics"][name], ref.get("metrics", {}).get(name)
+            if comparison == "diff":
+                row += [f"{value:.4f}", difference(value, reference)]
+            else:
+                row += [f"{value:.4f}", ratio(value, reference, digits=3)]
+        row += [
+            str(r.get("n_features_used", "-")),
+            f"{r['peak_fit_mib']:.0f}",
+            ratio(r["peak_fit_mib"], ref.get("peak_fit_mib")),
+            f"{r['peak_total_mib']:.0f}",
+        ]
+        rows.append(row)
     widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
 
     def fmt(row):  # library name left-aligned, numbers right-aligned
@@ -375,11 +531,44 @@ def format_table(problem, results):
 
     title = f"== {problem}"
     if ok:
-        title += f" ({ok[0]['n_train']} x {ok[0]['n_features']}, {ok[0]['n_test']} test rows)"
+        title += f" ({ok[0]['n_train']} x {ok[0]['n_features']}, {ok[0]['n_test']} test rows"
+        if "n_queries" in ok[0]:
+            title += f"; {ok[0]['n_queries']} + {ok[0]['n_test_queries']} queries"
+        title += ")"
     lines = [title, fmt(header), fmt(["-" * w for w in widths])]
     lines += [fmt(row) for row in rows]
     errors = [f"   {lib}: {r['error']}" for lib, r in results.items() if r.get("error")]
-    return "\n".join(lines + errors)
+    return "\n".join(lines + errors + target_lines(results))
+
+
+def target_lines(results):
+    """The task's ``TARGETS``, then per sparseboost variant that ran: met or missed."""
+    ref = results.get("lightgbm", {})
+    ok = {lib: r for lib, r in results.items() if r.get("status") == "ok"}
+    checks = TARGETS.get(next(iter(ok.values()))["task"], []) if ok else []
+    variants = [lib for lib in ok if lib in SPARSEBOOST_VARIANTS]
+    if not checks or not variants:
+        return []
+    rules = [
+        f"{name} >= lgb {bound:+g}" if comparison == "diff" else f"{name} <= lgb x {bound:g}"
+        for name, comparison, bound in checks
+    ]
+    lines = ["   targets: " + ", ".join(rules)]
+    for lib in variants:
+        if ref.get("status") != "ok":
+            lines.append(f"   {lib}: no LightGBM result to compare with")
+            continue
+        parts = []
+        for name, comparison, bound in checks:
+            value, reference = ok[lib]["metrics"][name], ref["metrics"][name]
+            if comparison == "diff":
+                delta = value - reference
+                parts.append(f"{name} {delta:+.4f} {'ok' if delta >= bound else 'MISSED'}")
+            else:
+                rel = value / reference
+                parts.append(f"{name} x {rel:.4f} {'ok' if rel <= bound else 'MISSED'}")
+        lines.append(f"   {lib}: " + ", ".join(parts))
+    return lines
 
 
 def problem_ids(args):

@@ -155,6 +155,44 @@ pub fn bin_matrix(
     })
 }
 
+/// Bin a row-major matrix `x` of shape (n_rows, n_features) with cut
+/// points found before (an evaluation set binned as the training data, so
+/// that a tree's binned splits route its rows as they route the raw
+/// values). `should_stop` is polled per feature.
+pub fn bin_with_mappers(
+    x: &[f64],
+    n_rows: usize,
+    mappers: &[BinMapper],
+    should_stop: &ShouldStop,
+) -> Result<BinnedData> {
+    let n_features = mappers.len();
+    if x.len() != n_rows * n_features {
+        return Err(SbError::InvalidInput(format!(
+            "X has {} values, expected {n_rows} x {n_features}",
+            x.len()
+        )));
+    }
+    let mut bins = try_filled::<u8>(n_rows * n_features, "the binned matrix")?;
+    if n_rows > 0 {
+        bins.par_chunks_mut(n_rows)
+            .zip(mappers)
+            .enumerate()
+            .try_for_each(|(f, (column, mapper))| {
+                interrupt::check(should_stop)?;
+                for (r, bin) in column.iter_mut().enumerate() {
+                    *bin = mapper.bin(x[r * n_features + f]);
+                }
+                Ok(())
+            })?;
+    }
+    Ok(BinnedData {
+        n_rows,
+        n_features,
+        bins,
+        mappers: mappers.to_vec(),
+    })
+}
+
 struct RowMajor<'a> {
     x: &'a [f64],
     n_rows: usize,

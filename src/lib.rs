@@ -3,8 +3,9 @@
 //!
 //! The engine is a histogram GBDT in the style of LightGBM and
 //! scikit-learn's `HistGradientBoosting*`:
-//! [`binning`] → [`histogram`] → [`split`] → [`grower`] → [`booster`], with
-//! losses behind the [`objective::Objective`] trait and a packed
+//! [`binning`] → [`histogram`] → [`split`] → [`grower`] → [`trainer`] (one
+//! loop whose rounds are lists of tree jobs), with losses behind the
+//! [`objective::Objective`] trait and a packed
 //! [`predictor::Predictor`]. [`multitask`] boosts several related tasks
 //! together with the same grower. The Python bindings live in the `python`
 //! module, compiled only with the `python` Cargo feature.
@@ -12,6 +13,7 @@
 pub mod binning;
 pub mod booster;
 pub mod cut_points;
+pub mod data;
 pub mod error;
 pub mod float_sort;
 pub mod group_testing;
@@ -19,6 +21,7 @@ pub mod grower;
 pub mod histogram;
 pub mod interrupt;
 pub mod memory;
+pub mod metrics;
 pub mod model;
 pub mod multitask;
 pub mod objective;
@@ -27,17 +30,23 @@ pub mod partition;
 pub mod penalty;
 pub mod predictor;
 pub mod rng;
+pub mod sampling;
+pub mod scores;
+pub mod selection;
 pub mod split;
 pub mod threads;
+pub mod trainer;
 pub mod tree;
 pub mod units;
 
 #[cfg(feature = "python")]
 mod python;
 
-pub use booster::{fit, TrainingData};
+pub use booster::{fit, fit_with};
+pub use data::TrainingData;
+pub use trainer::{EvalSet, History, RoundReport};
 pub use error::{Result, SbError};
 pub use model::{ImportanceKind, Model};
-pub use multitask::{fit_multitask, MultiTaskData, MultiTaskModel, MultiTaskParams};
+pub use multitask::{fit_multitask, fit_multitask_with, MultiTaskData, MultiTaskModel, MultiTaskParams};
 pub use params::{BoosterParams, ObjectiveKind, PenaltyKind};
 pub use predictor::Predictor;

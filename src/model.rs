@@ -1,12 +1,16 @@
 //! A fitted ensemble, its JSON file format, and its importances.
 //!
-//! # File format (version 1)
+//! # File format (version 2)
 //!
 //! A JSON object:
-//! - `format`: `"sparseboost-model"`, `version`: `1`;
-//! - `objective`: `"squared_error"` or `"binary_logloss"`;
-//! - `n_features`: d; `base_score`: the starting raw score;
-//! - `trees`: a list of `{"nodes": [...]}`; node 0 is the root; each node has
+//! - `format`: `"sparseboost-model"`, `version`: `2`;
+//! - `objective`: `"squared_error"`, `"binary_logloss"`, `"multi_logloss"`
+//!   or `"lambdarank"`;
+//! - `n_outputs`: K, the raw scores per row (the classes of
+//!   `multi_logloss`, else 1);
+//! - `n_features`: d; `base_score`: the K starting raw scores;
+//! - `trees`: a list of `{"output": k, "nodes": [...]}`: the tree adds to
+//!   raw score k; node 0 is the root; each node has
 //!   `is_leaf`, `feature`, `threshold` (`x <= threshold` goes left),
 //!   `threshold_bin`, `default_left` (where NaN goes), `left`, `right` (node
 //!   indices, always greater than the node's own), `value` (leaf output,
@@ -21,15 +25,20 @@
 //!   [`crate::units`]); `gain · 2^gain_exponent` is the gain in the units of
 //!   the targets and weights (0 when absent).
 //!
-//! The raw score of a row is `base_score` plus the leaf value of every tree;
-//! for `binary_logloss` it is a logit.
+//! Raw score k of a row is `base_score[k]` plus the leaf value of every
+//! tree of output k; for `binary_logloss` it is a logit, for
+//! `multi_logloss` the softmax of the K scores gives the class
+//! probabilities.
+//!
+//! Version 1 files (one output: `base_score` a number, no `n_outputs`, no
+//! tree `output`) still load.
 //!
 //! A model file is untrusted input: [`Model::from_json`] checks every size
 //! and index against the trees and against [`MAX_FEATURES`], every number
 //! for finiteness, that the nodes form trees, that the selection records
 //! are the ones the trees imply, and that no prediction can overflow.
 
-use crate::booster::MAX_FEATURES;
+use crate::data::MAX_FEATURES;
 use crate::error::{Result, SbError};
 use crate::params::ObjectiveKind;
 use crate::tree::Tree;
@@ -37,17 +46,24 @@ use crate::units::ldexp;
 use serde::{Deserialize, Serialize};
 
 const FORMAT: &str = "sparseboost-model";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+
+/// The most outputs (classes) a model may have.
+pub const MAX_OUTPUTS: usize = 1 << 16;
 
 /// A fitted gradient-boosted ensemble.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Model {
     /// The loss the model was fitted for.
     pub objective: ObjectiveKind,
+    /// K, the raw scores per row.
+    #[serde(default = "one")]
+    pub n_outputs: usize,
     /// Number of input features, d.
     pub n_features: usize,
-    /// Raw score before any tree.
-    pub base_score: f64,
+    /// The K raw scores before any tree (a number in version 1 files).
+    #[serde(deserialize_with = "one_or_many")]
+    pub base_score: Vec<f64>,
     /// The trees, in boosting order.
     pub trees: Vec<Tree>,
     /// Mean training loss after each tree.
@@ -72,6 +88,24 @@ pub struct Model {
     pub gain_exponent: i32,
 }
 
+fn one() -> usize {
+    1
+}
+
+/// A number (version 1) or a list of numbers.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<f64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(f64),
+        Many(Vec<f64>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(v) => vec![v],
+        OneOrMany::Many(v) => v,
+    })
+}
+
 #[derive(Serialize)]
 struct ModelFile {
     format: String,
@@ -90,10 +124,11 @@ pub enum ImportanceKind {
 }
 
 impl Model {
-    /// An ensemble with no trees yet.
-    pub fn new(objective: ObjectiveKind, n_features: usize, base_score: f64) -> Self {
+    /// An ensemble with no trees yet, of `base_score.len()` outputs.
+    pub fn new(objective: ObjectiveKind, n_features: usize, base_score: Vec<f64>) -> Self {
         Model {
             objective,
+            n_outputs: base_score.len(),
             n_features,
             base_score,
             trees: Vec::new(),
@@ -164,16 +199,30 @@ impl Model {
         (features, entry_tree, n_after)
     }
 
-    /// A bound on the magnitude of any raw score: `|base_score|` plus every
-    /// tree's largest |leaf value|. Finite means no prediction overflows.
+    /// A bound on the magnitude of any raw score: the largest over outputs
+    /// of `|base_score|` plus every tree's largest |leaf value|. Finite
+    /// means no prediction overflows.
     pub fn output_bound(&self) -> f64 {
-        let leaves = self.trees.iter().map(|t| {
-            t.nodes
+        let mut bounds: Vec<f64> = self.base_score.iter().map(|b| b.abs()).collect();
+        for tree in &self.trees {
+            let largest = tree
+                .nodes
                 .iter()
                 .filter(|n| n.is_leaf)
-                .fold(0.0, |m: f64, n| m.max(n.value.abs()))
-        });
-        leaves.fold(self.base_score.abs(), |sum, m| sum + m)
+                .fold(0.0, |m: f64, n| m.max(n.value.abs()));
+            if let Some(b) = bounds.get_mut(tree.output as usize) {
+                *b += largest;
+            }
+        }
+        bounds.into_iter().fold(0.0, f64::max)
+    }
+
+    /// Keep the first `n_trees` trees (early stopping's best iteration);
+    /// the selection records follow the kept trees.
+    pub fn truncate(&mut self, n_trees: usize) {
+        self.trees.truncate(n_trees);
+        self.train_loss.truncate(n_trees);
+        self.record_selection();
     }
 
     /// The model as a JSON document (see the module docs).
@@ -189,7 +238,7 @@ impl Model {
     /// Read a model written by [`Model::to_json`], checking it as untrusted
     /// input (see the module docs).
     pub fn from_json(text: &str) -> Result<Model> {
-        let model: Model = parse_file(text, FORMAT, VERSION)?;
+        let model: Model = parse_file(text, FORMAT, 1..=VERSION)?;
         model.check()?;
         Ok(model)
     }
@@ -203,13 +252,37 @@ impl Model {
                 self.n_features
             ));
         }
-        if !self.base_score.is_finite() {
+        if !(1..=MAX_OUTPUTS).contains(&self.n_outputs) {
             return bad(format!(
-                "base_score must be finite, got {}",
-                self.base_score
+                "n_outputs must be in [1, {MAX_OUTPUTS}], got {}",
+                self.n_outputs
             ));
         }
+        let multi = self.objective == ObjectiveKind::MultiLogloss;
+        if multi != (self.n_outputs > 1) {
+            return bad(format!(
+                "objective '{}' does not have {} outputs",
+                self.objective.name(),
+                self.n_outputs
+            ));
+        }
+        if self.base_score.len() != self.n_outputs {
+            return bad(format!(
+                "base_score has {} entries for {} outputs",
+                self.base_score.len(),
+                self.n_outputs
+            ));
+        }
+        if let Some(b) = self.base_score.iter().find(|b| !b.is_finite()) {
+            return bad(format!("base_score must be finite, got {b}"));
+        }
         for (t, tree) in self.trees.iter().enumerate() {
+            if tree.output as usize >= self.n_outputs {
+                return bad(format!(
+                    "trees[{t}].output = {} is out of range for {} outputs",
+                    tree.output, self.n_outputs
+                ));
+            }
             check_tree(tree, self.n_features)
                 .map_err(|m| SbError::InvalidModel(format!("trees[{t}]: {m}")))?;
         }
@@ -285,13 +358,16 @@ struct Header {
 pub(crate) fn parse_file<T: serde::de::DeserializeOwned>(
     text: &str,
     format: &str,
-    version: u32,
+    versions: std::ops::RangeInclusive<u32>,
 ) -> Result<T> {
     let header: Header = parse(text)?;
-    if header.format != format || header.version != version {
+    if header.format != format || !versions.contains(&header.version) {
         return Err(SbError::InvalidModel(format!(
-            "expected format '{format}' version {version}, got '{}' version {}",
-            header.format, header.version
+            "expected format '{format}' version {} to {}, got '{}' version {}",
+            versions.start(),
+            versions.end(),
+            header.format,
+            header.version
         )));
     }
     parse(text)

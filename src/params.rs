@@ -5,6 +5,7 @@
 //! benchmarks means equal defaults too.
 
 use crate::error::{Result, SbError};
+use crate::metrics::Metric;
 use serde::{Deserialize, Serialize};
 
 /// The loss being minimised.
@@ -15,6 +16,11 @@ pub enum ObjectiveKind {
     SquaredError,
     /// Binary log-loss on labels in {0, 1}; the raw score is a logit.
     BinaryLogloss,
+    /// Multiclass log-loss (softmax) on class indices 0..K.
+    MultiLogloss,
+    /// LambdaRank for NDCG on graded relevance labels within queries.
+    #[serde(rename = "lambdarank")]
+    LambdaRank,
 }
 
 impl ObjectiveKind {
@@ -23,6 +29,8 @@ impl ObjectiveKind {
         match self {
             ObjectiveKind::SquaredError => "squared_error",
             ObjectiveKind::BinaryLogloss => "binary_logloss",
+            ObjectiveKind::MultiLogloss => "multi_logloss",
+            ObjectiveKind::LambdaRank => "lambdarank",
         }
     }
 
@@ -31,8 +39,11 @@ impl ObjectiveKind {
         match name {
             "squared_error" => Ok(ObjectiveKind::SquaredError),
             "binary_logloss" => Ok(ObjectiveKind::BinaryLogloss),
+            "multi_logloss" => Ok(ObjectiveKind::MultiLogloss),
+            "lambdarank" => Ok(ObjectiveKind::LambdaRank),
             other => Err(SbError::InvalidParameter(format!(
-                "objective must be 'squared_error' or 'binary_logloss', got '{other}'"
+                "objective must be 'squared_error', 'binary_logloss', 'multi_logloss' or \
+                 'lambdarank', got '{other}'"
             ))),
         }
     }
@@ -91,6 +102,17 @@ impl SplitSearch {
 pub struct BoosterParams {
     /// The loss.
     pub objective: ObjectiveKind,
+    /// `multi_logloss`: the number of classes K ≥ 2 (ignored otherwise).
+    pub n_classes: usize,
+    /// `lambdarank`: pairs whose better-ranked row is among the first this
+    /// many of its query (LightGBM's `lambdarank_truncation_level`), ≥ 1.
+    pub lambdarank_truncation_level: usize,
+    /// Stop when the last metric of the last evaluation set has not
+    /// improved for this many rounds, and keep the best round's trees.
+    pub early_stopping_rounds: Option<usize>,
+    /// The metrics evaluated on every evaluation set after each round
+    /// (empty: the objective's own, see [`crate::trainer`]).
+    pub eval_metrics: Vec<Metric>,
     /// Number of boosting rounds (trees), ≥ 1.
     pub n_estimators: usize,
     /// Shrinkage applied to every leaf value, in (0, ∞).
@@ -148,6 +170,10 @@ impl Default for BoosterParams {
     fn default() -> Self {
         BoosterParams {
             objective: ObjectiveKind::SquaredError,
+            n_classes: 2,
+            lambdarank_truncation_level: 30,
+            early_stopping_rounds: None,
+            eval_metrics: Vec::new(),
             n_estimators: 100,
             learning_rate: 0.1,
             max_leaves: 31,
@@ -256,6 +282,23 @@ impl BoosterParams {
         })?;
         check(self.gt_delta > 0.0 && self.gt_delta < 1.0, || {
             format!("gt_delta must be in (0, 1), got {:?}", self.gt_delta)
+        })?;
+        check(
+            self.objective != ObjectiveKind::MultiLogloss
+                || (2..=crate::model::MAX_OUTPUTS).contains(&self.n_classes),
+            || {
+                format!(
+                    "n_classes must be in [2, {}] for multi_logloss, got {}",
+                    crate::model::MAX_OUTPUTS,
+                    self.n_classes
+                )
+            },
+        )?;
+        check(self.lambdarank_truncation_level >= 1, || {
+            "lambdarank_truncation_level must be >= 1".to_string()
+        })?;
+        check(self.early_stopping_rounds != Some(0), || {
+            "early_stopping_rounds must be >= 1 or None".to_string()
         })?;
         check(self.gt_max_rows.is_none_or(|k| k >= 2), || {
             "gt_max_rows must be >= 2 or None".to_string()

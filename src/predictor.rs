@@ -23,8 +23,9 @@ struct FlatNode {
 #[derive(Debug, Clone)]
 pub struct Predictor {
     nodes: Vec<FlatNode>,
-    roots: Vec<u32>,
-    base_score: f64,
+    /// The root of every tree and the output it adds to.
+    roots: Vec<(u32, u32)>,
+    base_score: Vec<f64>,
     n_features: usize,
 }
 
@@ -37,7 +38,7 @@ impl Predictor {
         let mut roots = Vec::with_capacity(model.trees.len());
         for tree in &model.trees {
             let offset = nodes.len() as u32;
-            roots.push(offset);
+            roots.push((offset, tree.output));
             nodes.extend(tree.nodes.iter().map(|n| FlatNode {
                 threshold: n.threshold,
                 value: n.value,
@@ -51,20 +52,26 @@ impl Predictor {
         Predictor {
             nodes,
             roots,
-            base_score: model.base_score,
+            base_score: model.base_score.clone(),
             n_features: model.n_features,
         }
     }
 
+    /// K, the raw scores per row.
+    pub fn n_outputs(&self) -> usize {
+        self.base_score.len()
+    }
+
+    /// Write the K raw scores of `row` to `out`.
     #[inline]
-    fn predict_row(&self, row: &[f64]) -> f64 {
-        let mut sum = self.base_score;
-        for &root in &self.roots {
+    fn predict_row(&self, row: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(&self.base_score);
+        for &(root, output) in &self.roots {
             let mut i = root as usize;
             loop {
                 let node = &self.nodes[i];
                 if node.is_leaf {
-                    sum += node.value;
+                    out[output as usize] += node.value;
                     break;
                 }
                 let v = row[node.feature as usize];
@@ -76,12 +83,11 @@ impl Predictor {
                 i = if left { node.left } else { node.right } as usize;
             }
         }
-        sum
     }
 
-    /// Raw scores of a row-major matrix `x` with `n_features` columns; one
-    /// per row. Runs on the current Rayon pool; `should_stop` is polled
-    /// before every block of rows.
+    /// Raw scores of a row-major matrix `x` with `n_features` columns:
+    /// row-major (n, K), K = [`Predictor::n_outputs`]. Runs on the current
+    /// Rayon pool; `should_stop` is polled before every block of rows.
     pub fn predict_raw(
         &self,
         x: &[f64],
@@ -100,15 +106,16 @@ impl Predictor {
             ));
         }
         let n = x.len() / n_features;
-        let mut out = vec![0.0; n];
-        out.par_chunks_mut(ROWS_PER_TASK)
+        let k = self.n_outputs();
+        let mut out = crate::memory::try_filled::<f64>(n * k, "the predictions")?;
+        out.par_chunks_mut(ROWS_PER_TASK * k)
             .enumerate()
             .try_for_each(|(chunk, out)| {
                 interrupt::check(should_stop)?;
                 let first = chunk * ROWS_PER_TASK;
-                for (k, o) in out.iter_mut().enumerate() {
-                    let r = first + k;
-                    *o = self.predict_row(&x[r * n_features..(r + 1) * n_features]);
+                for (i, o) in out.chunks_mut(k).enumerate() {
+                    let r = first + i;
+                    self.predict_row(&x[r * n_features..(r + 1) * n_features], o);
                 }
                 Ok(())
             })?;

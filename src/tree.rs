@@ -66,6 +66,9 @@ impl Node {
 /// A tree: `nodes[0]` is the root.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tree {
+    /// The raw score (output, class) the tree adds to.
+    #[serde(default)]
+    pub output: u32,
     /// The nodes, root first.
     pub nodes: Vec<Node>,
 }

@@ -33,8 +33,11 @@ impl Units {
     pub fn for_data(objective: ObjectiveKind, y: &[f64], weights: Option<&[f64]>) -> Units {
         let target_exponent = match objective {
             ObjectiveKind::SquaredError => exponent(y.iter().fold(0.0, |m: f64, v| m.max(v.abs()))),
-            // Labels are 0 or 1 and the raw score is a logit: no unit.
-            ObjectiveKind::BinaryLogloss => 0,
+            // Labels are classes or relevance grades and the raw scores
+            // logits or ranking scores: no unit.
+            ObjectiveKind::BinaryLogloss
+            | ObjectiveKind::MultiLogloss
+            | ObjectiveKind::LambdaRank => 0,
         };
         let weight_exponent =
             weights.map_or(0, |w| exponent(w.iter().fold(0.0, |m: f64, &v| m.max(v))));

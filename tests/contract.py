@@ -256,13 +256,14 @@ def check_predictions(est, X, n, *, task=None, y=None):
     if is_clf:
         if not (bool(np.all(np.isin(pred, est.classes_)))):
             raise ContractViolation(f"predict gives labels outside classes_: {pred[:5]}")
+        k = len(est.classes_)
         dec = must(lambda: np.asarray(est.decision_function(*args)), "decision_function")
-        if not (dec.shape == (n,)):
-            raise ContractViolation(f"decision_function has shape {dec.shape}")
+        if not (dec.shape == ((n,) if k == 2 else (n, k))):
+            raise ContractViolation(f"decision_function has shape {dec.shape} for {k} classes")
         if not (bool(np.all(np.isfinite(dec)))):
             raise ContractViolation(f"decision_function is not finite: {dec[:5]}")
         proba = must(lambda: np.asarray(est.predict_proba(*args)), "predict_proba")
-        if not (proba.shape == (n, 2)):
+        if not (proba.shape == (n, k)):
             raise ContractViolation(f"predict_proba has shape {proba.shape}")
         if not (bool(np.all(np.isfinite(proba)))):
             raise ContractViolation(f"predict_proba is not finite: {proba[:3]}")

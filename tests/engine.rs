@@ -69,7 +69,7 @@ fn node_sums_add_up_and_leaf_values_are_newton_steps() {
     let model = fit_xy(&x, d, &y, &params);
     let tree = &model.trees[0];
     // First-round gradients of squared error: g = base − y, h = 1.
-    let grad: Vec<f64> = y.iter().map(|t| model.base_score - t).collect();
+    let grad: Vec<f64> = y.iter().map(|t| model.base_score[0] - t).collect();
     // Sum of gradients and counts of the rows reaching each node, by traversal.
     let mut g_sum = vec![0.0; tree.nodes.len()];
     let mut count = vec![0u32; tree.nodes.len()];
@@ -134,7 +134,7 @@ fn packed_predictor_matches_tree_by_tree_traversal() {
     for i in 0..n {
         let row = &x[i * d..(i + 1) * d];
         let slow: f64 =
-            model.base_score + model.trees.iter().map(|t| t.predict_row(row)).sum::<f64>();
+            model.base_score[0] + model.trees.iter().map(|t| t.predict_row(row)).sum::<f64>();
         assert!((fast[i] - slow).abs() < 1e-12);
     }
 }
@@ -219,6 +219,7 @@ fn bad_inputs_are_errors_not_panics() {
             n_features: d,
             y,
             weights: None,
+            group_sizes: None,
         };
         fit(&data, &params, &never).unwrap_err().to_string()
     };
@@ -233,6 +234,7 @@ fn bad_inputs_are_errors_not_panics() {
         n_features: 2,
         y: &[1.0, 2.0],
         weights: None,
+        group_sizes: None,
     };
     assert_eq!(
         fit(&data, &params, &stop).unwrap_err(),
@@ -277,6 +279,7 @@ fn try_fit(
         n_features: d,
         y,
         weights: w,
+        group_sizes: None,
     };
     fit(&data, params, &never)
 }
@@ -369,7 +372,7 @@ fn scaling_targets_by_a_power_of_two_scales_the_outputs_and_changes_nothing_else
             let same = shapes(&model) == shapes(&reference);
             assert!(same, "{:?}, k = {k}: other trees", params.penalty);
             assert_eq!(model.gain_exponent, reference.gain_exponent + 2 * k);
-            assert_eq!(model.base_score, scale(reference.base_score, k));
+            assert_eq!(model.base_score[0], scale(reference.base_score[0], k));
             let pred = predict(&model, &x, d);
             let scaled_pred: Vec<f64> = reference_pred.iter().map(|&r| scale(r, k)).collect();
             assert!(
@@ -488,6 +491,7 @@ fn row_and_feature_counts_are_checked_before_anything_is_read() {
         n_features: 1,
         y: &[],
         weights: None,
+        group_sizes: None,
     };
     let e = rows.validate().unwrap_err().to_string();
     assert!(e.contains("rows") && e.contains("2^32"), "{e}");
@@ -512,6 +516,7 @@ fn a_stop_request_ends_binning_growing_and_prediction() {
         n_features: d,
         y: &y,
         weights: None,
+        group_sizes: None,
     };
     for split_search in [SplitSearch::Exhaustive, SplitSearch::GroupTesting] {
         let params = BoosterParams {

@@ -62,6 +62,7 @@ impl Tasks {
                 n_features: self.d,
                 y: &self.y,
                 weights: None,
+                group_sizes: None,
             },
             task: &self.task,
             n_tasks: self.n_tasks,

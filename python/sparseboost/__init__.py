@@ -2,15 +2,19 @@
 features, with a Rust core and a scikit-learn API."""
 
 from ._core import __version__
+from ._training import RoundReport
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 from .multitask import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor
 from .persistence import load_model
+from .ranker import SparseBoostRanker
 from .selectors import SparseBoostSelector
 
 __all__ = [
     "MultiTaskSparseBoostClassifier",
     "MultiTaskSparseBoostRegressor",
+    "RoundReport",
     "SparseBoostClassifier",
+    "SparseBoostRanker",
     "SparseBoostRegressor",
     "SparseBoostSelector",
     "__version__",

@@ -11,7 +11,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from . import _core
+from . import _core, _training
 from ._validation import (
     check_sample_weight,
     check_target,
@@ -44,6 +44,8 @@ _ENGINE_PARAMS = (
     "gt_n_features",
     "gt_delta",
     "gt_max_rows",
+    "early_stopping_rounds",
+    "eval_metric",
 )
 
 
@@ -170,6 +172,8 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
     """
 
     _objective: str
+    _labels = False
+    _ranking = False
 
     def __init__(
         self,
@@ -195,6 +199,11 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         gt_n_features=10,
         gt_delta=0.1,
         gt_max_rows=None,
+        early_stopping_rounds=None,
+        eval_metric=None,
+        validation_fraction=0.1,
+        callbacks=None,
+        verbose=0,
         n_jobs=None,
         random_state=None,
     ):
@@ -219,6 +228,11 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         self.gt_n_features = gt_n_features
         self.gt_delta = gt_delta
         self.gt_max_rows = gt_max_rows
+        self.early_stopping_rounds = early_stopping_rounds
+        self.eval_metric = eval_metric
+        self.validation_fraction = validation_fraction
+        self.callbacks = callbacks
+        self.verbose = verbose
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -229,9 +243,13 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
 
     # -- fitting -------------------------------------------------------
 
+    def _engine_objective(self) -> dict:
+        """The engine's objective and its configuration."""
+        return {"objective": self._objective}
+
     def _engine_params(self, draw_seed: bool = True) -> dict:
         params = {name: getattr(self, name) for name in _ENGINE_PARAMS}
-        params["objective"] = self._objective
+        params.update(self._engine_objective())
         params["feature_costs"] = feature_costs_array(self.feature_costs, self)
         params["feature_bags"] = feature_bags_array(self.feature_bags, self.n_features_in_)
         params["n_threads"] = resolve_n_jobs(self.n_jobs)
@@ -242,12 +260,43 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         """Raise as ``fit`` would for a bad parameter, without fitting (for
         a loaded model; ``n_features_in_`` must be set)."""
         _core.check_params(self._engine_params(draw_seed=False), self.n_features_in_)
+        _training.check_early_stopping(self)
 
-    def _fit(self, X, y, sample_weight):
+    def _fit(self, X, y, sample_weight, *, group=None, eval_set=None, eval_sample_weight=None,
+             eval_group=None):
+        _training.check_early_stopping(self)
         X, y, sample_weight = check_fit_input(self, X, y, sample_weight, labels=self._labels)
+        if self._ranking:
+            group = _training.check_group(group, X.shape[0])
+        elif group is not None:
+            raise TypeError(f"{type(self).__name__}.fit does not take group (only rankers do)")
         y = np.ascontiguousarray(self._encode_target(y), dtype=np.float64)
-        self._model = _core.fit(X, y, sample_weight, self._engine_params())
+        params = self._engine_params()
+        evals = _training.eval_sets(
+            self, eval_set, eval_sample_weight, eval_group, self._encode_eval_target
+        )
+        if self._ranking and evals and eval_group is None:
+            raise ValueError("eval_group is required with an eval_set (the query sizes of each set)")
+        if not evals and self.early_stopping_rounds is not None:
+            train, valid, group, valid_group = _training.holdout(
+                self, y, params["seed"], stratify=self._labels, group=group
+            )
+            weight = lambda rows: None if sample_weight is None else sample_weight[rows]  # noqa: E731
+            evals = [(X[valid], y[valid], weight(valid), valid_group, None)]
+            X, y, sample_weight = X[train], y[train], weight(train)
+        names = [f"validation_{s}" for s in range(len(evals))]
+        callback = _training.round_callback(self, names, _core.eval_metric_names(params))
+        self._model, history = _core.fit(
+            X, y, sample_weight, params, group=group, eval_sets=evals, callback=callback
+        )
+        _training.set_history(self, history, names)
         return self
+
+    def _encode_eval_target(self, y, n_rows: int, arg: str) -> np.ndarray:
+        """An evaluation set's targets as the engine takes them."""
+        with naming(arg):
+            y = check_target(self, y, n_rows, labels=self._labels)
+            return np.ascontiguousarray(self._encode_target(y, fitted=True), dtype=np.float64)
 
     def _raw_predict(self, X) -> np.ndarray:
         check_is_fitted(self)

@@ -1,12 +1,12 @@
-"""The scikit-learn estimators: a regressor and a binary classifier."""
+"""The scikit-learn estimators: a regressor, a (binary or multiclass)
+classifier and a ranker."""
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.utils.multiclass import type_of_target
 
 from ._base import BaseSparseBoost
 from ._validation import check_labels_sortable
@@ -84,6 +84,28 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         them, evenly spaced (the candidates they find are still scanned on
         all rows). Faster on large nodes, at some loss of the tests' power;
         None tests on all rows.
+    early_stopping_rounds : int or None, default=None
+        Stop when the last metric on the last evaluation set has not
+        improved for this many rounds, and keep the trees of the best round
+        (``best_iteration_``). Without an ``eval_set`` in ``fit``,
+        ``validation_fraction`` of the training rows is held out for it.
+    eval_metric : str, list of str or None, default=None
+        Metrics computed on every evaluation set after each round:
+        "rmse", "l2", "logloss", "multi_logloss", "auc", "error",
+        "ndcg@k", "map@k", "mrr". None: the objective's own (rmse, logloss,
+        multi_logloss, ndcg@lambdarank_truncation_level). Early stopping
+        watches the last one.
+    validation_fraction : float in (0, 1), default=0.1
+        With early stopping and no ``eval_set``: the fraction of rows held
+        out (stratified by class for classifiers, whole queries for the
+        ranker), drawn with ``random_state``.
+    callbacks : list of callables or None, default=None
+        Each is called after every round with a ``sparseboost.RoundReport``
+        (round, train_loss, eval, n_features, elapsed), on the thread that
+        called ``fit``; a truthy return stops the fit (the trees so far are
+        kept).
+    verbose : int, default=0
+        Print a line of the round report every ``verbose`` rounds (0: never).
     n_jobs : int or None, default=None
         Threads: None or -1 for all cores, -2 for all but one, k > 0 for k.
         The fitted model does not depend on it.
@@ -111,18 +133,28 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
     gt_n_subsets_, gt_cache_bytes_ : int or None
         With group testing: the number of subsets p and the prefix-sum
         cache's bytes; None otherwise.
+    evals_result_ : dict
+        ``{"validation_0": {metric: array of one value per round}, ...}``
+        (empty without evaluation sets).
+    best_iteration_, best_score_ : int, float or None
+        The round (from 0) with the best last metric on the last evaluation
+        set, and that value; None without evaluation sets.
     """
 
     _objective = "squared_error"
     _labels = False
 
-    def _encode_target(self, y):
+    def _encode_target(self, y, fitted=False):
         return y
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, *, eval_set=None, eval_sample_weight=None):
         """Fit on ``X`` (n_samples, n_features; NaN allowed) and ``y``
-        (n_samples,), with optional non-negative ``sample_weight``."""
-        return self._fit(X, y, sample_weight)
+        (n_samples,), with optional non-negative ``sample_weight``;
+        ``eval_set`` is a list of ``(X, y)`` scored after every round
+        (``eval_sample_weight``: one weight array or None per set)."""
+        return self._fit(
+            X, y, sample_weight, eval_set=eval_set, eval_sample_weight=eval_sample_weight
+        )
 
     def predict(self, X):
         """Predicted values, shape (n_samples,)."""
@@ -135,58 +167,76 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
 
 
 class SparseBoostClassifier(ClassifierMixin, BaseSparseBoost):
-    """Histogram gradient boosting for binary classification (log-loss)
-    that selects its own features.
+    """Histogram gradient boosting for classification that selects its own
+    features: binary log-loss for 2 classes, softmax (multiclass log-loss,
+    one tree per class and round) for more.
 
-    Parameters are those of :class:`SparseBoostRegressor`. Multiclass
-    targets are not supported yet and raise ``ValueError``.
+    Parameters are those of :class:`SparseBoostRegressor`. With K > 2
+    classes each round grows K trees, one per class, in class order; they
+    share the selected features, so the tree of class k + 1 uses for free
+    the features class k just selected. A-GBM's scale is each class tree's
+    own root scale.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The class labels; ``classes_[1]`` is the positive class.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted; for 2 classes ``classes_[1]`` is the
+        positive class.
     """
 
     _objective = "binary_logloss"
     _labels = True
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+    def _engine_objective(self) -> dict:
+        if len(getattr(self, "classes_", ())) > 2:
+            return {"objective": "multi_logloss", "n_classes": len(self.classes_)}
+        return {"objective": "binary_logloss"}
 
-    def _encode_target(self, y):
+    def _encode_target(self, y, fitted=False):
+        if fitted:
+            known = np.isin(y, self.classes_)
+            if not known.all():
+                raise ValueError(
+                    f"y holds labels not seen in fit: {np.unique(y[~known])[:5]!r} "
+                    f"(classes_ are {self.classes_!r})"
+                )
+            return np.searchsorted(self.classes_, y).astype(np.float64)
         self.classes_, encoded = check_labels_sortable(y, "y")
         if len(self.classes_) < 2:
             raise ValueError(
                 "y holds a single class: SparseBoostClassifier needs samples of at least 2 "
                 f"classes, but the data contains only one class: {self.classes_[0]!r}"
             )
-        if len(self.classes_) > 2:
-            raise ValueError(
-                f"Only binary classification is supported, but y has {len(self.classes_)} "
-                f"classes (type of target: {type_of_target(y)}); multiclass is not "
-                "implemented yet."
-            )
         return encoded.astype(np.float64)
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit on ``X`` (n_samples, n_features; NaN allowed) and binary
-        labels ``y`` (n_samples,), with optional ``sample_weight``."""
-        return self._fit(X, y, sample_weight)
+    def fit(self, X, y, sample_weight=None, *, eval_set=None, eval_sample_weight=None):
+        """Fit on ``X`` (n_samples, n_features; NaN allowed) and class
+        labels ``y`` (n_samples,), with optional ``sample_weight``;
+        ``eval_set`` is a list of ``(X, y)`` scored after every round."""
+        return self._fit(
+            X, y, sample_weight, eval_set=eval_set, eval_sample_weight=eval_sample_weight
+        )
 
     def decision_function(self, X):
-        """Logit of the positive class, shape (n_samples,)."""
+        """Raw scores: the logit of the positive class, shape (n_samples,),
+        for 2 classes; the K class scores (softmax inputs), shape
+        (n_samples, K), for more."""
         return self._raw_predict(X)
 
     def predict_proba(self, X):
-        """Class probabilities, shape (n_samples, 2), columns in ``classes_`` order."""
-        return probabilities(self.decision_function(X))
+        """Class probabilities, shape (n_samples, n_classes), columns in
+        ``classes_`` order."""
+        raw = self.decision_function(X)
+        if raw.ndim == 2:
+            return softmax(raw, axis=1)
+        return probabilities(raw)
 
     def predict(self, X):
         """Most probable class label, shape (n_samples,)."""
-        positive = self.decision_function(X) > 0
-        return self.classes_[positive.astype(int)]
+        raw = self.decision_function(X)
+        if raw.ndim == 2:
+            return self.classes_[np.argmax(raw, axis=1)]
+        return self.classes_[(raw > 0).astype(int)]
 
     def score(self, X, y, sample_weight=None):
         """Accuracy of ``predict(X)``."""

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core
+from . import _core, _training
 from ._base import _ENGINE_PARAMS, BaseSparseBoost, FeatureSelectorMixin, check_fit_input
 from ._validation import (
     check_labels_sortable,
@@ -117,6 +117,7 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
             self.n_features_in_,
             self._mask(),
         )
+        _training.check_early_stopping(self)
 
     def _mu(self, name) -> float:
         value = getattr(self, name)
@@ -140,7 +141,8 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
             raise ValueError(f"task_feature_mask must hold booleans, got dtype {mask.dtype}")
         return np.ascontiguousarray(mask)
 
-    def _fit(self, X, y, task, sample_weight):
+    def _fit(self, X, y, task, sample_weight, eval_set=None, eval_sample_weight=None):
+        _training.check_early_stopping(self)
         X, y, sample_weight = check_fit_input(self, X, y, sample_weight, labels=self._labels)
         self.tasks_, codes = _encode_tasks(task, X.shape[0])
         counts = np.bincount(codes, minlength=len(self.tasks_))
@@ -149,18 +151,49 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
             few = {labels[t]: int(counts[t]) for t in np.flatnonzero(counts < 2)}
             raise ValueError(f"every task needs at least 2 rows; rows per task: {few}")
         y = np.ascontiguousarray(self._encode_target(y, codes), dtype=np.float64)
-        self._model = _core.fit_multitask(
+        params = self._engine_params()
+        evals = _training.eval_sets(
+            self,
+            eval_set,
+            eval_sample_weight,
+            None,
+            self._encode_eval_target,
+            task=lambda t, n: np.ascontiguousarray(self._task_codes(t, n), dtype=np.uintp),
+        )
+        if not evals and self.early_stopping_rounds is not None:
+            # Stratified by task, so that every task is scored.
+            train, valid, _, _ = _training.holdout(self, codes, params["seed"], stratify=True)
+            weight = lambda rows: None if sample_weight is None else sample_weight[rows]  # noqa: E731
+            evals = [(X[valid], y[valid], weight(valid), None, codes[valid].astype(np.uintp))]
+            X, y, codes, sample_weight = X[train], y[train], codes[train], weight(train)
+        names = [f"validation_{s}" for s in range(len(evals))]
+        callback = _training.round_callback(self, names, _core.eval_metric_names(params))
+        self._model, history = _core.fit_multitask(
             X,
             y,
             codes.astype(np.int64),
             len(self.tasks_),
             sample_weight,
-            self._engine_params(),
+            params,
             self._mu("mu_group"),
             self._mu("mu_task"),
             self._mask(),
+            eval_sets=evals,
+            callback=callback,
         )
+        _training.set_history(self, history, names)
         return self
+
+    def _encode_eval_target(self, y, n_rows: int, arg: str) -> np.ndarray:
+        """An evaluation set's targets as the engine takes them."""
+        with naming(arg):
+            y = check_target(self, y, n_rows, labels=self._labels)
+            if not self._labels:
+                return np.ascontiguousarray(y, dtype=np.float64)
+            known = np.isin(y, self.classes_)
+            if not known.all():
+                raise ValueError(f"y holds labels not seen in fit (classes_ are {self.classes_!r})")
+            return np.searchsorted(self.classes_, y).astype(np.float64)
 
     def _task_codes(self, task, n_rows):
         """Each row's task index in ``tasks_``; a single label means every row."""
@@ -348,10 +381,12 @@ class MultiTaskSparseBoostRegressor(RegressorMixin, BaseMultiTaskSparseBoost):
     def _encode_target(self, y, codes):
         return y
 
-    def fit(self, X, y, task, sample_weight=None):
+    def fit(self, X, y, task, sample_weight=None, *, eval_set=None, eval_sample_weight=None):
         """Fit on ``X`` (n_samples, n_features; NaN allowed), ``y``
-        (n_samples,) and each row's ``task`` label (n_samples,)."""
-        return self._fit(X, y, task, sample_weight)
+        (n_samples,) and each row's ``task`` label (n_samples,);
+        ``eval_set`` is a list of ``(X, y, task)`` scored after every round
+        (early stopping watches the tasks' metrics averaged by their rows)."""
+        return self._fit(X, y, task, sample_weight, eval_set, eval_sample_weight)
 
     def predict(self, X, task):
         """Predicted values, shape (n_samples,); ``task``: each row's label
@@ -393,10 +428,11 @@ class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):
                 )
         return encoded.astype(np.float64)
 
-    def fit(self, X, y, task, sample_weight=None):
+    def fit(self, X, y, task, sample_weight=None, *, eval_set=None, eval_sample_weight=None):
         """Fit on ``X`` (n_samples, n_features; NaN allowed), binary labels
-        ``y`` and each row's ``task`` label (n_samples,)."""
-        return self._fit(X, y, task, sample_weight)
+        ``y`` and each row's ``task`` label (n_samples,); ``eval_set`` is a
+        list of ``(X, y, task)`` scored after every round."""
+        return self._fit(X, y, task, sample_weight, eval_set, eval_sample_weight)
 
     def decision_function(self, X, task):
         """Logit of the positive class, shape (n_samples,)."""

@@ -5,15 +5,18 @@ File layout (version 1)::
     {
       "format": "sparseboost",
       "version": 1,
-      "estimator": "SparseBoostRegressor" | "SparseBoostClassifier"
+      "estimator": "SparseBoostRegressor" | "SparseBoostClassifier" | "SparseBoostRanker"
                    | "MultiTaskSparseBoostRegressor" | "MultiTaskSparseBoostClassifier",
-      "params": {...},            # get_params(); random_state kept only if an int;
-                                  # dicts and arrays tagged (see _encode)
+      "params": {...},            # get_params(); random_state kept only if an int,
+                                  # callbacks not kept (null); dicts and arrays
+                                  # tagged (see _encode)
       "fitted": {
         "n_features_in_": d,
         "feature_names_in_": [...] | null,
         "classes_": [...] | null, # classifier labels, in order
         "classes_dtype": "...",   # their numpy dtype (optional)
+        "best_iteration_": k | null,  # with evaluation sets (optional)
+        "best_score_": v | null,
         "tasks_": [...],          # multitask estimators only: the task labels
         "tasks_dtype": "..."      # their numpy dtype (optional)
       },
@@ -46,16 +49,22 @@ import numpy as np
 from . import _core
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 from .multitask import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor
+from .ranker import SparseBoostRanker
 
 FORMAT = "sparseboost"
 VERSION = 1
 _MULTITASK = (MultiTaskSparseBoostRegressor, MultiTaskSparseBoostClassifier)
-_CLASSES = {c.__name__: c for c in (SparseBoostRegressor, SparseBoostClassifier, *_MULTITASK)}
+_CLASSES = {
+    c.__name__: c
+    for c in (SparseBoostRegressor, SparseBoostClassifier, SparseBoostRanker, *_MULTITASK)
+}
+# The engine objectives each estimator fits.
 _OBJECTIVES = {
-    SparseBoostRegressor: "squared_error",
-    SparseBoostClassifier: "binary_logloss",
-    MultiTaskSparseBoostRegressor: "squared_error",
-    MultiTaskSparseBoostClassifier: "binary_logloss",
+    SparseBoostRegressor: {"squared_error"},
+    SparseBoostClassifier: {"binary_logloss", "multi_logloss"},
+    SparseBoostRanker: {"lambdarank"},
+    MultiTaskSparseBoostRegressor: {"squared_error"},
+    MultiTaskSparseBoostClassifier: {"binary_logloss"},
 }
 # Label dtypes a file may restore (kinds: bool, int, uint, float, str).
 _LABEL_KINDS = "biufU"
@@ -92,6 +101,8 @@ def _jsonable_params(estimator) -> dict:
     params = estimator.get_params(deep=False)
     if not isinstance(params.get("random_state"), (numbers.Integral, type(None))):
         params["random_state"] = None  # a RandomState object cannot be written
+    if "callbacks" in params:
+        params["callbacks"] = None  # functions cannot be written
     return {k: _encode(v) for k, v in params.items()}
 
 
@@ -116,6 +127,8 @@ def save_model(estimator, path) -> None:
     }
     if classes is not None:
         fitted["classes_"], fitted["classes_dtype"] = _labels(classes)
+    for key in ("best_iteration_", "best_score_"):
+        fitted[key] = getattr(estimator, key, None)
     if isinstance(estimator, _MULTITASK):
         fitted["tasks_"], fitted["tasks_dtype"] = _labels(estimator.tasks_)
     document = {
@@ -247,9 +260,10 @@ def load_model(path):
             objectives = {engine_model.objective}
     except ValueError as e:
         fields.fail("model", f"is invalid: {e}")
-    if objectives != {_OBJECTIVES[cls]}:
+    if len(objectives) > 1 or not objectives <= _OBJECTIVES[cls]:
         fields.fail(
-            "estimator", f"{name!r} needs model.objective {_OBJECTIVES[cls]!r}, got {objectives}"
+            "estimator",
+            f"{name!r} needs model.objective in {sorted(_OBJECTIVES[cls])}, got {objectives}",
         )
     params = fields.get("params", kind=dict)
     try:
@@ -270,10 +284,15 @@ def load_model(path):
         if len(names) != d:
             fields.fail("fitted.feature_names_in_", f"has {len(names)} names for {d} features")
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
-    if _OBJECTIVES[cls] == "binary_logloss":
+    if estimator._labels:
         estimator.classes_ = fields.labels("classes_", "classes_dtype")
-        if len(estimator.classes_) != 2:
-            fields.fail("fitted.classes_", f"must hold 2 labels, got {len(estimator.classes_)}")
+        outputs = engine_model.tasks[0].n_outputs if multitask else engine_model.n_outputs
+        expected = 2 if outputs == 1 else outputs
+        if len(estimator.classes_) != expected:
+            fields.fail(
+                "fitted.classes_",
+                f"must hold {expected} labels for the model, got {len(estimator.classes_)}",
+            )
     elif fitted.get("classes_") is not None:
         fields.fail("fitted.classes_", f"must be null for {name}")
     if multitask:
@@ -283,6 +302,12 @@ def load_model(path):
                 "fitted.tasks_",
                 f"has {len(estimator.tasks_)} labels for {engine_model.n_tasks} tasks",
             )
+    for key, kind in (("best_iteration_", int), ("best_score_", float)):
+        value = fitted.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            fields.fail(f"fitted.{key}", f"must be a number or null, got {value!r}")
+        if not multitask:
+            setattr(estimator, key, None if value is None else kind(value))
     estimator._model = engine_model
     try:
         estimator._check_params()

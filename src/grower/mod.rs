@@ -244,7 +244,7 @@ impl<'a> TreeGrower<'a> {
             }
         }
         Ok(GrownTree {
-            tree: Tree { nodes },
+            tree: Tree { output: 0, nodes },
             rows,
             leaves: leaves.iter().map(|l| l.segment).collect(),
         })

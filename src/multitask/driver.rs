@@ -1,23 +1,17 @@
-//! The multitask boosting loop: bin all rows once; each round, for every
-//! task in task order, compute that task's gradients, draw its rows and
-//! features, grow a tree with the task's view of the shared penalty, and
-//! update that task's scores.
+//! A multitask fit as jobs of the one trainer: each round, one job per
+//! task in task order, on the task's rows, with the task's view of the
+//! shared penalty, into the task's model.
 
-use super::data::{MultiTaskData, TaskRows};
+use super::data::MultiTaskData;
 use super::model::MultiTaskModel;
 use super::params::MultiTaskParams;
-use crate::booster::{
-    bin_training_data, draw_sample, update_scores, ModelBuilder, Population, TrainingData,
-};
-use crate::error::Result;
-use crate::grower::TreeGrower;
-use crate::interrupt::{self, ShouldStop};
-use crate::model::Model;
-use crate::objective::{objective_for, Objective};
-use crate::params::{BoosterParams, PenaltyKind};
-use crate::penalty::{MultiTaskPenalty, Scale};
-use crate::rng::Rng;
+use crate::error::{Result, SbError};
+use crate::interrupt::ShouldStop;
+use crate::objective::{objective_for, Targets};
+use crate::params::BoosterParams;
+use crate::selection::Selection;
 use crate::threads;
+use crate::trainer::{self, EvalSet, History, Job, Observer, Plan, Population};
 use crate::units::Units;
 
 /// Fit one ensemble per task. `params` holds every booster setting (its
@@ -38,129 +32,109 @@ pub fn fit_multitask(
     mt: &MultiTaskParams,
     should_stop: &ShouldStop,
 ) -> Result<MultiTaskModel> {
+    fit_multitask_with(data, params, mt, &[], should_stop, &mut |_| true).map(|(m, _)| m)
+}
+
+/// [`fit_multitask`] with evaluation sets (each with its rows' tasks;
+/// early stopping watches the size-weighted mean of the tasks' metrics) and
+/// an observer of every round.
+pub fn fit_multitask_with(
+    data: &MultiTaskData,
+    params: &BoosterParams,
+    mt: &MultiTaskParams,
+    evals: &[EvalSet],
+    should_stop: &ShouldStop,
+    observer: &mut Observer,
+) -> Result<(MultiTaskModel, History)> {
     params.validate()?;
     data.validate()?;
     params.validate_for(data.data.n_features)?;
     mt.validate(params, data.n_tasks, data.data.n_features)?;
-    let objective = objective_for(params.objective);
-    objective.check_targets(data.data.y)?;
-    threads::install(params.n_threads, || {
-        fit_in_pool(data, params, mt, objective.as_ref(), should_stop)
-    })?
-}
-
-fn fit_in_pool(
-    data: &MultiTaskData,
-    params: &BoosterParams,
-    mt: &MultiTaskParams,
-    objective: &dyn Objective,
-    should_stop: &ShouldStop,
-) -> Result<MultiTaskModel> {
-    let (n, d) = (data.data.n_rows, data.data.n_features);
-    // One set of units for all tasks: they share gains and penalties.
-    let units = Units::for_data(params.objective, data.data.y, data.data.weights);
-    let (y, weights) = (units.targets(data.data.y), units.weights(data.data.weights));
-    let internal = units.internal_params(params);
-    let binned = bin_training_data(&data.data, params, should_stop)?;
-    let mut tasks = TaskRows::split(&MultiTaskData {
-        data: TrainingData {
-            y: &y,
-            weights: weights.as_deref(),
-            ..data.data
-        },
-        ..*data
-    });
-    let mut raw = vec![0.0; n];
-    let mut models: Vec<ModelBuilder> = tasks
-        .iter()
-        .map(|task| {
-            let base_score = task.init_score(objective);
-            task.fill(&mut raw, base_score);
-            ModelBuilder::new(Model::new(params.objective, d, base_score), params)
-        })
-        .collect();
-    let (mut grad, mut hess) = (vec![0.0; n], vec![0.0; n]);
-    // Every row's derivatives from the start: the grower takes its
-    // constant-hessian shortcut only when all n hessians are equal.
-    for task in &mut tasks {
-        task.gradients(objective, &raw, &mut grad, &mut hess);
+    trainer::metrics_for(params)?;
+    let objective = objective_for(params);
+    if objective.n_outputs() != 1 || data.data.group_sizes.is_some() {
+        return Err(SbError::InvalidParameter(format!(
+            "multitask boosting takes one-output pointwise objectives, not '{}'",
+            params.objective.name()
+        )));
     }
-    let mut grower = TreeGrower::new(&binned, &internal, should_stop)?;
-    let mut penalty = penalty_for(params, mt, data.n_tasks, d, &units);
-    let subsampled = params.subsample < 1.0;
-    for round in 0..params.n_estimators {
-        let mut grew = false;
-        for (t, task) in tasks.iter_mut().enumerate() {
-            interrupt::check(should_stop)?;
-            task.gradients(objective, &raw, &mut grad, &mut hess);
-            let mut rng = task_rng(params.seed, round, t);
-            let (positions, mut features) = draw_sample(&mut rng, task.len(), d, params);
-            features.retain(|&j| penalty.allows(t, j));
-            let rows = task.rows_at(&positions);
-            let grown = grower.grow(&grad, &hess, rows, &features, &mut penalty.task(t))?;
-            if grown.tree.nodes.len() == 1 {
-                continue;
+    objective.check_targets(&Targets {
+        y: data.data.y,
+        weights: data.data.weights,
+        queries: None,
+    })?;
+    for (s, eval) in evals.iter().enumerate() {
+        crate::booster::check_eval_set(s, eval, &data.data, objective.as_ref())?;
+        match eval.task {
+            Some(task) if task.iter().all(|&t| t < data.n_tasks) => {}
+            _ => {
+                return Err(SbError::InvalidInput(format!(
+                    "eval_set[{s}] needs a task in 0..{} for every row",
+                    data.n_tasks
+                )))
             }
-            grew = true;
-            update_scores(
-                &mut raw,
-                &grown,
-                &binned,
-                Population::Rows(&task.rows),
-                subsampled,
-            );
-            let loss = task.loss(objective, &raw);
-            models[t].push(grown, loss)?;
-        }
-        if !grew {
-            break;
         }
     }
-    // One grower, so one set of group-testing subsets shared by all tasks.
-    let group_testing = grower.group_testing_info();
-    Ok(MultiTaskModel {
-        selected_features: penalty.group().used_in_order().to_vec(),
-        tasks: models
+    threads::install(params.n_threads, || {
+        let (n, d) = (data.data.n_rows, data.data.n_features);
+        // One set of units for all tasks: they share gains and penalties.
+        let units = Units::for_data(params.objective, data.data.y, data.data.weights);
+        let y = units.targets(data.data.y);
+        let weights = units.weights(data.data.weights);
+        let mut rows: Vec<Vec<u32>> = vec![Vec::new(); data.n_tasks];
+        for (i, &t) in data.task.iter().enumerate().take(n) {
+            rows[t].push(i as u32);
+        }
+        let populations: Vec<Population> = rows
             .into_iter()
-            .map(|m| m.finish(group_testing, &units))
-            .collect::<Result<_>>()?,
-    })
-}
-
-/// The shared penalty `params` and `mt` ask for; GBFS's μ_G and μ_t are
-/// converted to the fit's `units`.
-fn penalty_for(
-    params: &BoosterParams,
-    mt: &MultiTaskParams,
-    n_tasks: usize,
-    d: usize,
-    units: &Units,
-) -> MultiTaskPenalty {
-    let (scale, mu_group, mu_task) = match params.penalty {
-        PenaltyKind::None => (Scale::Gain, 0.0, 0.0),
-        PenaltyKind::Gbfs => (Scale::Gain, units.gain(mt.mu_group), units.gain(mt.mu_task)),
-        PenaltyKind::Agbm => (Scale::RootScale, mt.mu_group, mt.mu_task),
-    };
-    MultiTaskPenalty::new(
-        scale,
-        mu_group,
-        mu_task,
-        n_tasks,
-        d,
-        mt.task_feature_mask.clone(),
-    )
-}
-
-/// The random stream of task `task`'s tree in round `round`. Task 0 uses
-/// the single-task stream, so that one task alone reproduces
-/// [`crate::booster::fit`].
-fn task_rng(seed: u64, round: usize, task: usize) -> Rng {
-    // Arbitrary odd constant: keeps task seeds away from the seed itself.
-    const TASKS: u64 = 0x6D75_6C74_6974_6173;
-    let task_seed = if task == 0 {
-        seed
-    } else {
-        Rng::derive(seed ^ TASKS, task as u64).next_u64()
-    };
-    Rng::derive(task_seed, round as u64)
+            .map(|rows| {
+                let gather = |v: &[f64]| rows.iter().map(|&r| v[r as usize]).collect::<Vec<_>>();
+                Population {
+                    y: gather(&y),
+                    weights: weights.as_deref().map(gather),
+                    queries: None,
+                    rows: Some(rows),
+                }
+            })
+            .collect();
+        let base_scores = populations
+            .iter()
+            .map(|p| objective.init_scores(&p.targets()))
+            .collect();
+        let jobs = (0..data.n_tasks)
+            .map(|t| Job {
+                population: t,
+                output: 0,
+                model: t,
+            })
+            .collect();
+        let plan = Plan {
+            data: &data.data,
+            params,
+            objective: objective.as_ref(),
+            units,
+            populations,
+            jobs,
+            base_scores,
+            selection: Selection::tasks(params, mt, data.n_tasks, d, &units),
+            evals,
+        };
+        let trained = trainer::train(plan, should_stop, observer)?;
+        // Ω_G in entry order, restricted to the kept trees (early stopping
+        // may have dropped some).
+        let mut kept = vec![false; d];
+        for task in &trained.models {
+            task.selected_features.iter().for_each(|&f| kept[f] = true);
+        }
+        let mut selected = trained
+            .selection
+            .group_features()
+            .expect("a multitask selection");
+        selected.retain(|&f| kept[f]);
+        let model = MultiTaskModel {
+            selected_features: selected,
+            tasks: trained.models,
+        };
+        Ok((model, trained.history))
+    })?
 }

@@ -16,6 +16,6 @@ mod model;
 mod params;
 
 pub use data::MultiTaskData;
-pub use driver::fit_multitask;
+pub use driver::{fit_multitask, fit_multitask_with};
 pub use model::MultiTaskModel;
 pub use params::MultiTaskParams;

@@ -14,7 +14,7 @@ use crate::model::{finish_importances, ImportanceKind, Model};
 use serde::{Deserialize, Serialize};
 
 const FORMAT: &str = "sparseboost-multitask-model";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// One ensemble per task, fitted together.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,7 +72,7 @@ impl MultiTaskModel {
     /// task's model as [`Model::from_json`] does, that all tasks share one
     /// feature space, and that Ω_G is the union of the tasks' features.
     pub fn from_json(text: &str) -> Result<MultiTaskModel> {
-        let model: MultiTaskModel = crate::model::parse_file(text, FORMAT, VERSION)?;
+        let model: MultiTaskModel = crate::model::parse_file(text, FORMAT, 1..=VERSION)?;
         if model.tasks.is_empty() {
             return Err(SbError::InvalidModel(
                 "a multitask model needs a task".into(),

@@ -1,25 +1,85 @@
-//! Losses as gradient/hessian providers. One file per loss; the booster only
+//! Losses as gradient/hessian providers. One file per loss; the trainer only
 //! sees the [`Objective`] trait.
+//!
+//! An objective maps the raw scores of a set of rows — K outputs per row, a
+//! K×n array — to gradients and hessians of the same shape. The pointwise
+//! losses (squared error, binary log-loss) define one row's derivatives
+//! through [`Pointwise`] and get the rest from [`PerRow`]; softmax couples
+//! the K outputs of a row, LambdaRank the rows of a query.
 
+mod lambdarank;
 mod logloss;
+mod softmax;
 mod squared_error;
 
-pub use logloss::BinaryLogloss;
-pub use squared_error::SquaredError;
+pub use lambdarank::{LambdaRank, MAX_RELEVANCE};
+pub use logloss::{sigmoid, BinaryLogloss, MIN_HESSIAN};
+pub use softmax::Softmax;
+pub use squared_error::{SquaredError, MAX_ABS_TARGET};
 
 use crate::error::Result;
-use crate::params::ObjectiveKind;
+use crate::params::{BoosterParams, ObjectiveKind};
+use ndarray::{ArrayView2, ArrayViewMut2, Axis};
 use rayon::prelude::*;
+use std::ops::Range;
 
-/// A twice-differentiable loss `l(y, f)` of a raw score `f`. A loss defines
-/// its per-row derivatives and value; weighting and the parallel loops over
-/// rows are shared.
+/// The targets of a set of rows: labels, optional non-negative weights and,
+/// for ranking, the queries as consecutive row ranges covering all rows.
+#[derive(Debug, Clone, Copy)]
+pub struct Targets<'a> {
+    /// One label per row.
+    pub y: &'a [f64],
+    /// One weight per row, or `None` for all ones.
+    pub weights: Option<&'a [f64]>,
+    /// Query `q` is rows `queries[q]` (ranking only).
+    pub queries: Option<&'a [Range<usize>]>,
+}
+
+impl Targets<'_> {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.y.len()
+    }
+
+    /// True without rows.
+    pub fn is_empty(&self) -> bool {
+        self.y.is_empty()
+    }
+}
+
+/// A twice-differentiable loss of K raw scores per row (K =
+/// [`Objective::n_outputs`]). Score arrays have shape (K, n).
 pub trait Objective: Sync {
+    /// K, the raw scores per row.
+    fn n_outputs(&self) -> usize;
+
     /// Reject targets the loss is not defined for.
+    fn check_targets(&self, targets: &Targets) -> Result<()>;
+
+    /// The K constant raw scores that start the model (LightGBM's
+    /// `boost_from_average`).
+    fn init_scores(&self, targets: &Targets) -> Vec<f64>;
+
+    /// `grad[k][i] = w_i ∂l/∂f_k` and `hess[k][i] = w_i ∂²l/∂f_k²` (the
+    /// diagonal; boosting fits one tree per output) at `scores`.
+    fn gradients(
+        &self,
+        targets: &Targets,
+        scores: ArrayView2<f64>,
+        grad: ArrayViewMut2<f64>,
+        hess: ArrayViewMut2<f64>,
+    );
+
+    /// The mean loss (weighted when weights are given) for reporting, ≥ 0.
+    fn loss(&self, targets: &Targets, scores: ArrayView2<f64>) -> f64;
+}
+
+/// A loss of one row's single raw score.
+pub trait Pointwise: Sync {
+    /// Reject labels the loss is not defined for.
     fn check_targets(&self, y: &[f64]) -> Result<()>;
 
-    /// The constant raw score that minimises the weighted loss (the model's
-    /// starting point, LightGBM's `boost_from_average`).
+    /// The constant raw score that minimises the weighted loss.
     fn init_score(&self, y: &[f64], weights: Option<&[f64]>) -> f64;
 
     /// `(∂l/∂f, ∂²l/∂f²)` of one row.
@@ -27,45 +87,77 @@ pub trait Objective: Sync {
 
     /// `l(y, f)` of one row.
     fn row_loss(&self, y: f64, raw: f64) -> f64;
+}
 
-    /// Fill `grad[i] = w_i ∂l/∂f` and `hess[i] = w_i ∂²l/∂f²` at `raw[i]`.
-    /// All slices have length n.
+/// A [`Pointwise`] loss as a one-output [`Objective`]: weighting and the
+/// parallel loops over rows are shared.
+pub struct PerRow<P>(pub P);
+
+impl<P: Pointwise> Objective for PerRow<P> {
+    fn n_outputs(&self) -> usize {
+        1
+    }
+
+    fn check_targets(&self, targets: &Targets) -> Result<()> {
+        self.0.check_targets(targets.y)
+    }
+
+    fn init_scores(&self, targets: &Targets) -> Vec<f64> {
+        vec![self.0.init_score(targets.y, targets.weights)]
+    }
+
     fn gradients(
         &self,
-        y: &[f64],
-        raw: &[f64],
-        weights: Option<&[f64]>,
-        grad: &mut [f64],
-        hess: &mut [f64],
+        targets: &Targets,
+        scores: ArrayView2<f64>,
+        mut grad: ArrayViewMut2<f64>,
+        mut hess: ArrayViewMut2<f64>,
     ) {
+        let raw = row(&scores, 0);
+        let grad = grad.row_mut(0).into_slice().expect("standard layout");
+        let hess = hess.row_mut(0).into_slice().expect("standard layout");
+        let (y, weights) = (targets.y, targets.weights);
         grad.par_iter_mut()
             .zip(hess.par_iter_mut())
             .enumerate()
             .with_min_len(4096)
             .for_each(|(i, (g, h))| {
                 let w = weights.map_or(1.0, |w| w[i]);
-                let (dg, dh) = self.derivatives(y[i], raw[i]);
+                let (dg, dh) = self.0.derivatives(y[i], raw[i]);
                 *g = w * dg;
                 *h = w * dh;
             });
     }
 
-    /// Mean loss (weighted when `weights` is given), for reporting.
-    fn loss(&self, y: &[f64], raw: &[f64], weights: Option<&[f64]>) -> f64 {
-        let per_row: Vec<f64> = y
+    fn loss(&self, targets: &Targets, scores: ArrayView2<f64>) -> f64 {
+        let raw = row(&scores, 0);
+        let per_row: Vec<f64> = targets
+            .y
             .iter()
             .zip(raw)
-            .map(|(&t, &f)| self.row_loss(t, f))
+            .map(|(&t, &f)| self.0.row_loss(t, f))
             .collect();
-        weighted_mean(&per_row, weights)
+        weighted_mean(&per_row, targets.weights)
     }
 }
 
-/// The implementation of `kind`.
-pub fn objective_for(kind: ObjectiveKind) -> Box<dyn Objective> {
-    match kind {
-        ObjectiveKind::SquaredError => Box::new(SquaredError),
-        ObjectiveKind::BinaryLogloss => Box::new(BinaryLogloss),
+/// Output `k` of a (K, n) score array as a slice.
+pub(crate) fn row<'a>(scores: &'a ArrayView2<f64>, k: usize) -> &'a [f64] {
+    scores
+        .index_axis(Axis(0), k)
+        .to_slice()
+        .expect("score arrays are in standard layout")
+}
+
+/// The objective `params` ask for (its configuration included).
+pub fn objective_for(params: &BoosterParams) -> Box<dyn Objective> {
+    match params.objective {
+        ObjectiveKind::SquaredError => Box::new(PerRow(SquaredError)),
+        ObjectiveKind::BinaryLogloss => Box::new(PerRow(BinaryLogloss)),
+        ObjectiveKind::MultiLogloss => Box::new(Softmax::new(params.n_classes)),
+        ObjectiveKind::LambdaRank => {
+            Box::new(LambdaRank::new(params.lambdarank_truncation_level))
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Squared error: `g = f − y`, `h = 1`. The reported loss is the mean
 //! squared error.
 
-use super::{weighted_mean, Objective};
+use super::{weighted_mean, Pointwise};
 use crate::error::{Result, SbError};
 
 /// The largest |y| squared error takes: squared errors (the reported
@@ -11,7 +11,7 @@ pub const MAX_ABS_TARGET: f64 = 1e150;
 /// Least squares regression.
 pub struct SquaredError;
 
-impl Objective for SquaredError {
+impl Pointwise for SquaredError {
     fn check_targets(&self, y: &[f64]) -> Result<()> {
         match y.iter().position(|v| v.abs() > MAX_ABS_TARGET) {
             None => Ok(()),

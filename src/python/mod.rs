@@ -7,14 +7,17 @@
 
 mod multitask;
 mod params;
+mod training;
 
-use crate::booster::{fit as fit_model, TrainingData};
+use crate::booster::fit_with;
+use crate::data::TrainingData;
+use crate::trainer::{Observer, RoundReport};
 use crate::error::SbError;
 use crate::group_testing;
 use crate::model::{ImportanceKind, Model};
 use crate::predictor::Predictor;
 use crate::threads;
-use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -48,23 +51,80 @@ fn run_interruptible<T: Send>(
     py: Python<'_>,
     work: impl FnOnce(&AtomicBool) -> crate::Result<T> + Send,
 ) -> PyResult<T> {
+    run_observed(py, |stop, _| work(stop), None)
+}
+
+/// What the helper thread tells the main thread.
+enum Message<T> {
+    /// The work ended (or panicked).
+    Done(std::thread::Result<crate::Result<T>>),
+    /// A round ended; the fit waits for the callback's answer (true: go on).
+    Round(RoundReport, mpsc::SyncSender<bool>),
+}
+
+/// [`run_interruptible`] for a fit that reports its rounds: each
+/// [`RoundReport`] is passed, on this (the main) thread and with the GIL,
+/// to `callback` as `(round, train_loss, eval, n_features, elapsed)`; a
+/// truthy return stops the fit after that round, an exception stops it and
+/// is raised. The fit thread never takes the GIL. Without a callback no
+/// report is sent.
+fn run_observed<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&AtomicBool, &mut Observer) -> crate::Result<T> + Send,
+    callback: Option<&Bound<'_, PyAny>>,
+) -> PyResult<T> {
     let stop = AtomicBool::new(false);
-    let mut signal_error: Option<PyErr> = None;
+    let mut raised: Option<PyErr> = None;
+    let observed = callback.is_some();
+    let callback = callback.map(|c| c.clone().unbind());
     let outcome = py.detach(|| {
         std::thread::scope(|scope| {
-            let (done, finished) = mpsc::channel();
+            let (messages, inbox) = mpsc::channel::<Message<T>>();
             let stop = &stop;
+            let reports = messages.clone();
             scope.spawn(move || {
-                let result = catch_unwind(AssertUnwindSafe(|| work(stop)));
-                let _ = done.send(result);
+                let mut observer = |report: &RoundReport| -> bool {
+                    if !observed {
+                        return true;
+                    }
+                    let (reply, answer) = mpsc::sync_channel(1);
+                    if reports.send(Message::Round(report.clone(), reply)).is_err() {
+                        return false;
+                    }
+                    answer.recv().unwrap_or(false)
+                };
+                let result = catch_unwind(AssertUnwindSafe(|| work(stop, &mut observer)));
+                let _ = messages.send(Message::Done(result));
             });
             loop {
-                match finished.recv_timeout(Duration::from_millis(50)) {
-                    Ok(result) => return result,
+                match inbox.recv_timeout(Duration::from_millis(50)) {
+                    Ok(Message::Done(result)) => return result,
+                    Ok(Message::Round(report, reply)) => {
+                        let go_on = Python::attach(|py| {
+                            let Some(callback) = &callback else {
+                                return true;
+                            };
+                            let args = (
+                                report.round,
+                                report.train_loss,
+                                report.eval.clone(),
+                                report.n_features,
+                                report.elapsed,
+                            );
+                            match callback.call1(py, args).and_then(|r| r.is_truthy(py)) {
+                                Ok(stop_now) => !stop_now,
+                                Err(e) => {
+                                    raised.get_or_insert(e);
+                                    false
+                                }
+                            }
+                        });
+                        let _ = reply.send(go_on);
+                    }
                     Err(mpsc::RecvTimeoutError::Timeout) => {
-                        if signal_error.is_none() {
+                        if raised.is_none() {
                             if let Err(e) = Python::attach(|py| py.check_signals()) {
-                                signal_error = Some(e);
+                                raised = Some(e);
                                 stop.store(true, Ordering::Relaxed);
                             }
                         }
@@ -77,10 +137,10 @@ fn run_interruptible<T: Send>(
             }
         })
     });
-    if signal_error.is_none() {
-        signal_error = py.check_signals().err();
+    if raised.is_none() {
+        raised = py.check_signals().err();
     }
-    if let Some(e) = signal_error {
+    if let Some(e) = raised {
         return Err(e);
     }
     match outcome {
@@ -131,15 +191,16 @@ impl PyModel {
 
 #[pymethods]
 impl PyModel {
-    /// Raw scores (regression value or logit) of a C-contiguous float64
-    /// matrix of shape (n, d); returns shape (n,).
+    /// Raw scores (regression value, logit, class scores or ranking
+    /// score) of a C-contiguous float64 matrix of shape (n, d); returns
+    /// shape (n,) for one output, (n, K) for K.
     fn predict_raw<'py>(
         &self,
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
         n_threads: usize,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let d = x.shape()[1];
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (n, d) = (x.shape()[0], x.shape()[1]);
         let xs = contiguous("X", &x)?;
         let out = run_interruptible(py, |stop| {
             threads::install(n_threads, || {
@@ -147,7 +208,19 @@ impl PyModel {
                     .predict_raw(xs, d, &|| stop.load(Ordering::Relaxed))
             })?
         })?;
-        Ok(PyArray1::from_vec(py, out))
+        let k = self.predictor.n_outputs();
+        let flat = PyArray1::from_vec(py, out);
+        if k == 1 {
+            Ok(flat.into_any())
+        } else {
+            Ok(flat.reshape([n, k])?.into_any())
+        }
+    }
+
+    /// K, the raw scores per row (the classes of a multiclass model).
+    #[getter]
+    fn n_outputs(&self) -> usize {
+        self.model.n_outputs
     }
 
     /// Per-feature importance, `kind` = "gain" or "split"; `normalize`
@@ -199,10 +272,10 @@ impl PyModel {
         self.model.trees.len()
     }
 
-    /// Raw score before any tree.
+    /// The raw scores before any tree, one per output.
     #[getter]
-    fn base_score(&self) -> f64 {
-        self.model.base_score
+    fn base_score(&self) -> Vec<f64> {
+        self.model.base_score.clone()
     }
 
     /// Mean training loss after each tree.
@@ -244,23 +317,47 @@ impl PyModel {
 
 /// Fit a model. `x`: C-contiguous float64 (n, d); `y`: float64 (n,);
 /// `sample_weight`: float64 (n,) or None; `params`: a dict of engine
-/// parameters (see `sparseboost._params`). Releases the GIL; Ctrl-C stops
-/// the fit with KeyboardInterrupt.
+/// parameters (see `sparseboost._base`); `group`: ranking query sizes
+/// (uintp) or None; `eval_sets`: a list of `(x, y, sample_weight, group,
+/// None)`; `callback`: called after each round (see [`run_observed`]).
+/// Returns `(model, history)`, the history a dict of `metrics`, `values`
+/// (per set, per metric, per round), `best` (round, score) or None, and
+/// `rounds`. Releases the GIL; Ctrl-C stops the fit with
+/// KeyboardInterrupt.
 #[pyfunction]
-#[pyo3(signature = (x, y, sample_weight, params))]
+#[pyo3(signature = (x, y, sample_weight, params, group=None, eval_sets=Vec::new(), callback=None))]
+#[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
 fn fit<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     params: &Bound<'py, PyDict>,
-) -> PyResult<PyModel> {
+    group: Option<PyReadonlyArray1<'py, usize>>,
+    eval_sets: Vec<training::PyEvalSet<'py>>,
+    callback: Option<Bound<'py, PyAny>>,
+) -> PyResult<(PyModel, Bound<'py, PyDict>)> {
     let params = params::from_dict(params)?;
-    let data = training_data(&x, &y, &sample_weight)?;
-    let model = run_interruptible(py, |stop| {
-        fit_model(&data, &params, &|| stop.load(Ordering::Relaxed))
-    })?;
-    Ok(PyModel::wrap(model))
+    let mut data = training_data(&x, &y, &sample_weight)?;
+    data.group_sizes = match &group {
+        Some(g) => Some(contiguous("group", g)?),
+        None => None,
+    };
+    let evals = training::eval_sets(&eval_sets, data.n_features)?;
+    let (model, history) = run_observed(
+        py,
+        |stop, observer| {
+            fit_with(
+                &data,
+                &params,
+                &evals,
+                &|| stop.load(Ordering::Relaxed),
+                observer,
+            )
+        },
+        callback.as_ref(),
+    )?;
+    Ok((PyModel::wrap(model), training::history(py, &history)?))
 }
 
 /// The arrays of a fit as the engine's [`TrainingData`] (shapes are checked
@@ -279,6 +376,7 @@ fn training_data<'a>(
             Some(w) => Some(contiguous("sample_weight", w)?),
             None => None,
         },
+        group_sizes: None,
     })
 }
 
@@ -364,6 +462,15 @@ fn check_params(params: &Bound<'_, PyDict>, n_features: usize) -> PyResult<()> {
         .map_err(to_pyerr)
 }
 
+/// The names of the metrics a fit with these engine parameters evaluates
+/// (those of `eval_metric`, else the objective's own).
+#[pyfunction]
+fn eval_metric_names(params: &Bound<'_, PyDict>) -> PyResult<Vec<String>> {
+    let params = params::from_dict(params)?;
+    let metrics = crate::trainer::metrics_for(&params).map_err(to_pyerr)?;
+    Ok(metrics.iter().map(|m| m.name()).collect())
+}
+
 /// Deliberately panic inside Rust (tests check that this raises instead of
 /// aborting the interpreter).
 #[pyfunction]
@@ -393,6 +500,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(group_testing_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(available_cores, m)?)?;
     m.add_function(wrap_pyfunction!(check_params, m)?)?;
+    m.add_function(wrap_pyfunction!(eval_metric_names, m)?)?;
     multitask::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -1,9 +1,9 @@
 //! Bindings of multitask boosting: `fit_multitask` and the fitted
 //! `MultiTaskModel`, whose per-task ensembles are ordinary `Model`s.
 
-use super::{contiguous, importance_kind, run_interruptible, to_pyerr, training_data, PyModel};
+use super::{contiguous, importance_kind, run_observed, to_pyerr, training_data, PyModel};
 use crate::multitask::{
-    fit_multitask as fit_engine, MultiTaskData, MultiTaskModel, MultiTaskParams,
+    fit_multitask_with as fit_engine, MultiTaskData, MultiTaskModel, MultiTaskParams,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -110,9 +110,11 @@ impl PyMultiTaskModel {
 /// `sample_weight`: float64 (n,) or None; `params`: the booster's engine
 /// parameters (as for `fit`, without `mu`); `task_feature_mask`: bool
 /// (n_tasks, d), True where the task has the feature, or None. Releases the
-/// GIL; Ctrl-C stops the fit with KeyboardInterrupt.
+/// GIL; Ctrl-C stops the fit with KeyboardInterrupt. `eval_sets` and
+/// `callback` are those of `fit` (each set with its `task` array); returns
+/// `(model, history)`.
 #[pyfunction]
-#[pyo3(signature = (x, y, task, n_tasks, sample_weight, params, mu_group, mu_task, task_feature_mask))]
+#[pyo3(signature = (x, y, task, n_tasks, sample_weight, params, mu_group, mu_task, task_feature_mask, eval_sets=Vec::new(), callback=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_multitask<'py>(
     py: Python<'py>,
@@ -125,7 +127,9 @@ fn fit_multitask<'py>(
     mu_group: f64,
     mu_task: f64,
     task_feature_mask: Option<PyReadonlyArray2<'py, bool>>,
-) -> PyResult<PyMultiTaskModel> {
+    eval_sets: Vec<super::training::PyEvalSet<'py>>,
+    callback: Option<Bound<'py, PyAny>>,
+) -> PyResult<(PyMultiTaskModel, Bound<'py, PyDict>)> {
     let params = super::params::from_dict(params)?;
     let n_features = x.shape()[1];
     let task: Vec<usize> = contiguous("task", &task)?
@@ -157,10 +161,25 @@ fn fit_multitask<'py>(
         mu_task,
         task_feature_mask,
     };
-    let model = run_interruptible(py, |stop| {
-        fit_engine(&data, &params, &mt, &|| stop.load(Ordering::Relaxed))
-    })?;
-    PyMultiTaskModel::wrap(py, model)
+    let evals = super::training::eval_sets(&eval_sets, n_features)?;
+    let (model, history) = run_observed(
+        py,
+        |stop, observer| {
+            fit_engine(
+                &data,
+                &params,
+                &mt,
+                &evals,
+                &|| stop.load(Ordering::Relaxed),
+                observer,
+            )
+        },
+        callback.as_ref(),
+    )?;
+    Ok((
+        PyMultiTaskModel::wrap(py, model)?,
+        super::training::history(py, &history)?,
+    ))
 }
 
 /// Check the parameters of a multitask fit (as `fit_multitask` takes them)

@@ -3,6 +3,7 @@
 //! parameter as the estimators spell it: a value of the wrong type is a
 //! `TypeError`, one out of range a `ValueError`.
 
+use crate::metrics::Metric;
 use crate::params::{BoosterParams, ObjectiveKind, PenaltyKind, SplitSearch};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -99,6 +100,21 @@ fn seed(key: &str, value: &Bound<'_, PyAny>) -> PyResult<u64> {
     })
 }
 
+/// `None`, a metric name or a list of them.
+fn metrics(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<Metric>> {
+    if value.is_none() {
+        return Ok(Vec::new());
+    }
+    let names: Vec<String> = if value.is_instance_of::<PyString>() {
+        vec![name(key, value)?]
+    } else {
+        value
+            .extract()
+            .map_err(|_| wrong_type(key, "a metric name or a list of them", value))?
+    };
+    names.iter().map(|n| parsed(Metric::parse(n))).collect()
+}
+
 fn parsed<T>(result: crate::Result<T>) -> PyResult<T> {
     result.map_err(|e| PyValueError::new_err(e.to_string()))
 }
@@ -155,6 +171,10 @@ pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
             "gt_n_features" => p.gt_n_features = count(k, &value)?,
             "gt_delta" => p.gt_delta = real(k, &value)?,
             "gt_max_rows" => p.gt_max_rows = optional_count(k, &value)?,
+            "n_classes" => p.n_classes = count(k, &value)?,
+            "lambdarank_truncation_level" => p.lambdarank_truncation_level = count(k, &value)?,
+            "early_stopping_rounds" => p.early_stopping_rounds = optional_count(k, &value)?,
+            "eval_metric" => p.eval_metrics = metrics(k, &value)?,
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown parameter '{other}'"

@@ -15,6 +15,7 @@ pub fn fit_xy(x: &[f64], d: usize, y: &[f64], params: &BoosterParams) -> Model {
         n_features: d,
         y,
         weights: None,
+        group_sizes: None,
     };
     fit(&data, params, &never).unwrap()
 }

@@ -1,0 +1,191 @@
+"""What a fit does besides growing trees: evaluation sets (given, or held out
+by ``validation_fraction`` for early stopping), round reports to user
+callbacks and ``verbose`` printing, and the evaluation history as fitted
+attributes. The engine scores the evaluation sets itself, after every tree
+(binned with the training cut points); the callbacks run on the calling
+thread while the fit thread waits.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_sample_weight, check_X, naming
+
+
+@dataclass(frozen=True)
+class RoundReport:
+    """What a callback learns after each boosting round.
+
+    Attributes
+    ----------
+    round : int
+        The round, from 0.
+    train_loss : float
+        Mean training loss after the round (multitask: the tasks' mean,
+        weighted by their rows).
+    eval : dict
+        ``{set name: {metric: value}}`` for every evaluation set
+        (``validation_0``, ``validation_1``, ...).
+    n_features : int
+        Features used by any tree so far.
+    elapsed : float
+        Seconds since the fit started.
+    """
+
+    round: int
+    train_loss: float
+    eval: dict
+    n_features: int
+    elapsed: float
+
+
+def check_early_stopping(estimator) -> None:
+    """Type checks of the parameters the engine does not see."""
+    fraction = estimator.validation_fraction
+    if isinstance(fraction, (bool, np.bool_)) or not isinstance(fraction, numbers.Real):
+        raise TypeError(f"validation_fraction must be a float in (0, 1), got {fraction!r}")
+    if not 0 < fraction < 1:
+        raise ValueError(f"validation_fraction must be in (0, 1), got {fraction!r}")
+    verbose = estimator.verbose
+    if not isinstance(verbose, (numbers.Integral, bool, np.bool_)):
+        raise TypeError(f"verbose must be an int >= 0 (print every k rounds), got {verbose!r}")
+    if verbose < 0:
+        raise ValueError(f"verbose must be >= 0, got {verbose!r}")
+    callbacks = estimator.callbacks
+    if callbacks is not None:
+        if callable(callbacks) or not all(callable(c) for c in callbacks):
+            raise TypeError(
+                f"callbacks must be a list of callables (each called with a RoundReport), "
+                f"got {callbacks!r}"
+            )
+
+
+def eval_sets(estimator, eval_set, eval_sample_weight, eval_group, encode, *, task=None):
+    """The evaluation sets as the engine takes them: ``(X, y, weight, group,
+    task)`` arrays, each checked as ``predict``/``fit`` check theirs, with
+    ``encode`` turning labels into the engine's targets."""
+    if eval_set is None:
+        if eval_sample_weight is not None or eval_group is not None:
+            raise ValueError("eval_sample_weight and eval_group need an eval_set")
+        return []
+    if not isinstance(eval_set, (list, tuple)) or not all(
+        isinstance(pair, (list, tuple)) and len(pair) == (3 if task else 2) for pair in eval_set
+    ):
+        shape = "(X, y, task)" if task else "(X, y)"
+        raise TypeError(f"eval_set must be a list of {shape} tuples, got {type(eval_set).__name__}")
+    for name, values in (("eval_sample_weight", eval_sample_weight), ("eval_group", eval_group)):
+        if values is not None and len(values) != len(eval_set):
+            raise ValueError(f"{name} needs one entry per eval_set, got {len(values)}")
+    sets = []
+    for s, pair in enumerate(eval_set):
+        with naming(f"eval_set[{s}]"):
+            X = check_X(estimator, pair[0], reset=False)
+            y = encode(pair[1], X.shape[0], f"eval_set[{s}]")
+            weight = None
+            if eval_sample_weight is not None:
+                weight = check_sample_weight(eval_sample_weight[s], X)
+            group = None
+            if eval_group is not None:
+                group = check_group(eval_group[s], X.shape[0], f"eval_group[{s}]")
+            codes = task(pair[2], X.shape[0]) if task else None
+        sets.append((X, y, weight, group, codes))
+    return sets
+
+
+def check_group(group, n_rows: int, arg: str = "group") -> np.ndarray:
+    """Query sizes (LightGBM's convention: the sizes of consecutive groups of
+    rows) as a uintp array of positive ints summing to ``n_rows``."""
+    if group is None:
+        raise ValueError(f"{arg} is required: the sizes of the consecutive query groups")
+    sizes = np.asarray(group)
+    if sizes.ndim != 1 or sizes.dtype.kind not in "iu":
+        raise ValueError(f"{arg} must be a 1-D array of query sizes (ints), got {sizes.dtype}")
+    if np.any(sizes < 1):
+        raise ValueError(f"{arg} must hold sizes >= 1")
+    if sizes.sum() != n_rows:
+        raise ValueError(f"{arg} sizes sum to {sizes.sum()}, but X has {n_rows} rows")
+    return np.ascontiguousarray(sizes, dtype=np.uintp)
+
+
+def holdout(estimator, y, seed: int, *, stratify: bool, group=None):
+    """Rows for training and for validation when early stopping has no
+    ``eval_set``: ``validation_fraction`` of the rows at random (stratified
+    by class when every class has 2 rows or more), or of the queries."""
+    from sklearn.model_selection import train_test_split
+
+    fraction = estimator.validation_fraction
+    rng = np.random.RandomState(seed % 2**32)
+    if group is not None:
+        queries = np.arange(len(group))
+        if len(queries) < 2:
+            raise ValueError("early stopping without eval_set needs at least 2 queries in group")
+        train_q, valid_q = train_test_split(queries, test_size=fraction, random_state=rng)
+        starts = np.concatenate([[0], np.cumsum(group)[:-1]])
+        rows = lambda qs: np.concatenate(  # noqa: E731
+            [np.arange(starts[q], starts[q] + group[q]) for q in np.sort(qs)]
+        )
+        return rows(train_q), rows(valid_q), group[np.sort(train_q)], group[np.sort(valid_q)]
+    rows = np.arange(len(y))
+    if len(rows) < 2:
+        raise ValueError("early stopping without eval_set needs at least 2 rows")
+    strata = None
+    if stratify:
+        _, counts = np.unique(y, return_counts=True)
+        n_valid = int(np.ceil(fraction * len(y)))
+        if counts.min() >= 2 and len(counts) <= n_valid <= len(y) - len(counts):
+            strata = y
+    train, valid = train_test_split(rows, test_size=fraction, random_state=rng, stratify=strata)
+    return np.sort(train), np.sort(valid), None, None
+
+
+def round_callback(estimator, set_names, metrics):
+    """The function the engine calls after each round (None when there is
+    nothing to call): it builds a ``RoundReport``, prints every ``verbose``
+    rounds and calls the user's callbacks; any truthy return stops the fit."""
+    callbacks = list(estimator.callbacks or [])
+    every = int(estimator.verbose)
+    if not callbacks and not every:
+        return None
+
+    def on_round(round_, train_loss, values, n_features, elapsed):
+        evals = {
+            name: dict(zip(metrics, per_set, strict=True))
+            for name, per_set in zip(set_names, values, strict=True)
+        }
+        report = RoundReport(round_, train_loss, evals, n_features, elapsed)
+        if every and (round_ % every == 0):
+            scores = " ".join(
+                f"{name}-{metric}={value:.6g}"
+                for name, per_set in evals.items()
+                for metric, value in per_set.items()
+            )
+            print(
+                f"[{round_}] train_loss={train_loss:.6g} {scores} features={n_features} "
+                f"elapsed={elapsed:.2f}s".replace("  ", " "),
+                flush=True,
+            )
+        stop = False
+        for callback in callbacks:
+            stop = bool(callback(report)) or stop
+        return stop
+
+    return on_round
+
+
+def set_history(estimator, history: dict, set_names) -> None:
+    """``evals_result_``, ``best_iteration_``, ``best_score_`` from the
+    engine's history."""
+    estimator.evals_result_ = {
+        name: {
+            metric: np.asarray(values)
+            for metric, values in zip(history["metrics"], per_set, strict=True)
+        }
+        for name, per_set in zip(set_names, history["values"], strict=True)
+    }
+    best = history["best"] if set_names else None
+    estimator.best_iteration_ = None if best is None else int(best[0])
+    estimator.best_score_ = None if best is None else float(best[1])

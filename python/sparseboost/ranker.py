@@ -1,0 +1,83 @@
+"""The learning-to-rank estimator: LambdaRank for NDCG, with the feature
+selection of every sparseboost booster."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import BaseSparseBoost
+from .estimators import SparseBoostRegressor
+
+
+class SparseBoostRanker(BaseSparseBoost):
+    """Gradient boosting for ranking (LambdaRank, LightGBM's defaults) that
+    selects its own features.
+
+    Rows come in query groups: ``fit(X, y, group=sizes)`` takes the sizes
+    of consecutive groups (LightGBM's convention), ``y`` graded relevance
+    labels (integers 0..30, gain ``2^y - 1``). The gradients are
+    LambdaRank's for NDCG@``lambdarank_truncation_level`` (σ = 1, pairs
+    whose better-ranked row is within the truncation level, normalised
+    lambdas). ``subsample`` draws whole queries.
+
+    Parameters are those of :class:`SparseBoostRegressor`, plus
+
+    lambdarank_truncation_level : int, default=30
+        Pairs count only when their better-ranked row is among the first
+        this many of its query (LightGBM's ``lambdarank_truncation_level``).
+
+    The default ``eval_metric`` is ``ndcg@lambdarank_truncation_level``;
+    "ndcg@k", "map@k" and "mrr" are available.
+    """
+
+    _objective = "lambdarank"
+    _ranking = True
+
+    def __init__(self, *, lambdarank_truncation_level=30, **params):
+        super().__init__(**params)
+        self.lambdarank_truncation_level = lambdarank_truncation_level
+
+    @classmethod
+    def _get_param_names(cls):
+        return sorted(
+            set(SparseBoostRegressor._get_param_names()) | {"lambdarank_truncation_level"}
+        )
+
+    def _engine_objective(self) -> dict:
+        return {
+            "objective": "lambdarank",
+            "lambdarank_truncation_level": self.lambdarank_truncation_level,
+        }
+
+    def _encode_target(self, y, fitted=False):
+        return y
+
+    def fit(
+        self,
+        X,
+        y,
+        group=None,
+        sample_weight=None,
+        *,
+        eval_set=None,
+        eval_group=None,
+        eval_sample_weight=None,
+    ):
+        """Fit on ``X`` (n_samples, n_features; NaN allowed), relevance
+        labels ``y`` and ``group``, the sizes of the consecutive query
+        groups (summing to n_samples). ``eval_set`` is a list of ``(X, y)``
+        scored after every round, with ``eval_group`` their query sizes."""
+        return self._fit(
+            X,
+            y,
+            sample_weight,
+            group=group,
+            eval_set=eval_set,
+            eval_sample_weight=eval_sample_weight,
+            eval_group=eval_group,
+        )
+
+    def predict(self, X) -> np.ndarray:
+        """Ranking scores, shape (n_samples,): within a query, higher ranks
+        first."""
+        return self._raw_predict(X)

@@ -1,0 +1,579 @@
+//! The one boosting loop. Every fit — a single-output booster, softmax's K
+//! class trees, multitask's T task trees — is a list of tree *jobs* per
+//! round: a job grows one tree on the rows of its population for one
+//! output of the scores, with its view of the penalty, into one model.
+//!
+//! A round first computes the gradients of every population from the
+//! scores as they stand (so all K class trees of a round see the same
+//! gradients, as in LightGBM), then runs its jobs in order. A job whose
+//! tree cannot split skips the round (it may split later, once other jobs
+//! have made features cheaper); the fit ends when a whole round grows no
+//! tree. After each round the evaluation sets are scored (incrementally:
+//! each tree is added to their scores as it is grown), early stopping is
+//! decided, and a [`RoundReport`] goes to the observer, which may stop the
+//! fit too.
+
+use crate::binning::BinnedData;
+use crate::data::{bin_training_data, TrainingData};
+use crate::error::{Result, SbError};
+use crate::grower::{GrownTree, TreeGrower};
+use crate::interrupt::{self, ShouldStop};
+use crate::metrics::Metric;
+use crate::model::Model;
+use crate::objective::{Objective, Targets};
+use crate::params::{BoosterParams, ObjectiveKind};
+use crate::sampling::{draw_sample, job_rng};
+use crate::scores::{add_tree, update_scores, Population as Rows};
+use crate::selection::Selection;
+use crate::units::Units;
+use ndarray::{Array2, ArrayView2, Axis};
+use std::ops::Range;
+use std::time::Instant;
+
+/// The rows one model is fitted on, with their targets in the fit's units.
+pub(crate) struct Population {
+    /// The rows, ascending; `None` for every row of the data.
+    pub rows: Option<Vec<u32>>,
+    /// Labels of these rows.
+    pub y: Vec<f64>,
+    /// Weights of these rows.
+    pub weights: Option<Vec<f64>>,
+    /// Ranking: queries as ranges of positions in `rows`.
+    pub queries: Option<Vec<Range<usize>>>,
+}
+
+impl Population {
+    /// Targets of these rows for the objective.
+    pub fn targets(&self) -> Targets<'_> {
+        Targets {
+            y: &self.y,
+            weights: self.weights.as_deref(),
+            queries: self.queries.as_deref(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.y.len()
+    }
+
+    /// The data rows at `positions` of this population.
+    fn rows_at(&self, positions: Vec<u32>) -> Vec<u32> {
+        match &self.rows {
+            None => positions,
+            Some(rows) => positions.iter().map(|&p| rows[p as usize]).collect(),
+        }
+    }
+
+    fn as_rows(&self) -> Rows<'_> {
+        match &self.rows {
+            None => Rows::All,
+            Some(rows) => Rows::Rows(rows),
+        }
+    }
+
+    /// These rows' columns of a (K, n) array.
+    fn gather(&self, all: ArrayView2<f64>) -> Array2<f64> {
+        match &self.rows {
+            None => all.to_owned(),
+            Some(rows) => all.select(Axis(1), &rows.iter().map(|&r| r as usize).collect::<Vec<_>>()),
+        }
+    }
+}
+
+/// One tree per round: grown on population `population` for output
+/// `output` of the scores, with penalty view `model`, into model `model`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Job {
+    pub population: usize,
+    pub output: usize,
+    pub model: usize,
+}
+
+/// An evaluation set: its binned rows (the training cut points), its
+/// targets in the user's units, and which of its rows each model scores.
+pub struct EvalSet<'a> {
+    /// Row-major features, NaN for missing.
+    pub x: &'a [f64],
+    /// Rows.
+    pub n_rows: usize,
+    /// Labels.
+    pub y: &'a [f64],
+    /// Weights, or `None`.
+    pub weights: Option<&'a [f64]>,
+    /// Ranking: query sizes.
+    pub group_sizes: Option<&'a [usize]>,
+    /// Multitask: the task of every row (else `None`: every model scores
+    /// every row).
+    pub task: Option<&'a [usize]>,
+}
+
+/// What the observer learns after each round.
+#[derive(Debug, Clone)]
+pub struct RoundReport {
+    /// The round, from 0.
+    pub round: usize,
+    /// Mean training loss of the models after the round (weighted by
+    /// their rows).
+    pub train_loss: f64,
+    /// `eval[s][m]`: metric m on evaluation set s.
+    pub eval: Vec<Vec<f64>>,
+    /// Features used by any tree so far.
+    pub n_features: usize,
+    /// Seconds since the fit started.
+    pub elapsed: f64,
+}
+
+/// Decides after each round whether the fit goes on (`true`) or stops.
+pub type Observer<'a> = dyn FnMut(&RoundReport) -> bool + Send + 'a;
+
+/// The result of [`train`].
+pub(crate) struct Trained {
+    pub models: Vec<Model>,
+    pub selection: Selection,
+    pub history: History,
+}
+
+/// Evaluation history.
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    /// The metric names, in order.
+    pub metrics: Vec<String>,
+    /// `values[s][m][round]`.
+    pub values: Vec<Vec<Vec<f64>>>,
+    /// With early stopping (or evaluation sets): the best round and its
+    /// score on the stopping metric.
+    pub best: Option<(usize, f64)>,
+    /// Rounds run.
+    pub rounds: usize,
+}
+
+/// Everything a fit is made of; see the module docs.
+pub(crate) struct Plan<'a> {
+    pub data: &'a TrainingData<'a>,
+    pub params: &'a BoosterParams,
+    pub objective: &'a dyn Objective,
+    pub units: Units,
+    pub populations: Vec<Population>,
+    pub jobs: Vec<Job>,
+    /// Base scores of each model (in the fit's units).
+    pub base_scores: Vec<Vec<f64>>,
+    pub selection: Selection,
+    pub evals: &'a [EvalSet<'a>],
+}
+
+/// The metrics evaluated: those asked for, else the objective's own.
+pub fn metrics_for(params: &BoosterParams) -> Result<Vec<Metric>> {
+    if !params.eval_metrics.is_empty() {
+        let classification = matches!(
+            params.objective,
+            ObjectiveKind::BinaryLogloss | ObjectiveKind::MultiLogloss
+        );
+        let k = if params.objective == ObjectiveKind::MultiLogloss {
+            params.n_classes
+        } else {
+            1
+        };
+        for m in &params.eval_metrics {
+            m.check(k, params.objective == ObjectiveKind::LambdaRank, classification)?;
+        }
+        return Ok(params.eval_metrics.clone());
+    }
+    Ok(vec![match params.objective {
+        ObjectiveKind::SquaredError => Metric::Rmse,
+        ObjectiveKind::BinaryLogloss => Metric::Logloss,
+        ObjectiveKind::MultiLogloss => Metric::MultiLogloss,
+        ObjectiveKind::LambdaRank => Metric::Ndcg(Some(params.lambdarank_truncation_level)),
+    }])
+}
+
+/// Run the plan (on the current thread pool).
+pub(crate) fn train(
+    plan: Plan,
+    should_stop: &ShouldStop,
+    observer: &mut Observer,
+) -> Result<Trained> {
+    let started = Instant::now();
+    let Plan {
+        data,
+        params,
+        objective,
+        units,
+        populations,
+        jobs,
+        base_scores,
+        mut selection,
+        evals,
+    } = plan;
+    let (n, d, k) = (data.n_rows, data.n_features, objective.n_outputs());
+    let internal = units.internal_params(params);
+    let binned = bin_training_data(data, params, should_stop)?;
+    let metrics = metrics_for(params)?;
+    let mut evals: Vec<EvalState> = evals
+        .iter()
+        .map(|e| EvalState::new(e, &binned, &base_scores, &units, should_stop))
+        .collect::<Result<_>>()?;
+    let mut scores = Array2::<f64>::zeros((k, n));
+    for (job, pop) in jobs.iter().map(|j| (j, &populations[j.population])) {
+        let base = base_scores[job.model][job.output];
+        let mut out = scores.row_mut(job.output);
+        match &pop.rows {
+            None => out.fill(base),
+            Some(rows) => rows.iter().for_each(|&r| out[r as usize] = base),
+        }
+    }
+    let mut models: Vec<ModelBuilder> = base_scores
+        .iter()
+        .map(|b| ModelBuilder::new(Model::new(params.objective, d, b.clone()), params))
+        .collect();
+    let (mut grad, mut hess) = (Array2::zeros((k, n)), Array2::zeros((k, n)));
+    let mut grower = TreeGrower::new(&binned, &internal, should_stop)?;
+    let subsampled = params.subsample < 1.0;
+    let mut used = vec![false; d];
+    let mut n_used = 0;
+    let mut history = History {
+        metrics: metrics.iter().map(Metric::name).collect(),
+        values: vec![vec![Vec::new(); metrics.len()]; evals.len()],
+        best: None,
+        rounds: 0,
+    };
+    // Trees of each model after each round, for truncation.
+    let mut trees_after: Vec<Vec<usize>> = vec![Vec::new(); models.len()];
+    let mut since_best = 0;
+    for round in 0..params.n_estimators {
+        interrupt::check(should_stop)?;
+        for pop in &populations {
+            gradients(objective, pop, scores.view(), &mut grad, &mut hess);
+        }
+        let mut grew = false;
+        for (j, job) in jobs.iter().enumerate() {
+            interrupt::check(should_stop)?;
+            let pop = &populations[job.population];
+            let mut rng = job_rng(params.seed, round, j);
+            let (positions, mut features) =
+                draw_sample(&mut rng, pop.len(), d, pop.queries.as_deref(), params);
+            features.retain(|&f| selection.allows(job.model, f));
+            let rows = pop.rows_at(positions);
+            let (g, h) = (grad.row(job.output), hess.row(job.output));
+            let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());
+            let mut grown = selection
+                .with_view(job.model, |penalty| grower.grow(g, h, rows, &features, penalty))?;
+            if grown.tree.nodes.len() == 1 {
+                continue;
+            }
+            grew = true;
+            grown.tree.output = job.output as u32;
+            for node in grown.tree.nodes.iter().filter(|n| !n.is_leaf) {
+                let f = node.feature as usize;
+                if !used[f] {
+                    used[f] = true;
+                    n_used += 1;
+                }
+            }
+            let out = scores.row_mut(job.output).into_slice().unwrap();
+            update_scores(out, &grown, &binned, pop.as_rows(), subsampled);
+            for eval in &mut evals {
+                eval.add(job, &grown.tree, &units);
+            }
+            let loss = match pop.rows {
+                None => objective.loss(&pop.targets(), scores.view()),
+                Some(_) => objective.loss(&pop.targets(), pop.gather(scores.view()).view()),
+            };
+            models[job.model].push(grown, loss)?;
+        }
+        if !grew {
+            break;
+        }
+        history.rounds = round + 1;
+        for (m, model) in models.iter().enumerate() {
+            trees_after[m].push(model.n_trees());
+        }
+        let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(&metrics)).collect();
+        for (s, values) in eval.iter().enumerate() {
+            for (m, &v) in values.iter().enumerate() {
+                history.values[s][m].push(v);
+            }
+        }
+        let mut stop = false;
+        if let Some(current) = eval.last().and_then(|v| v.last().copied()) {
+            let higher = metrics.last().expect("one metric at least").higher_is_better();
+            let better = match history.best {
+                None => true,
+                Some((_, best)) => {
+                    if higher {
+                        current > best
+                    } else {
+                        current < best
+                    }
+                }
+            };
+            if better {
+                history.best = Some((round, current));
+                since_best = 0;
+            } else {
+                since_best += 1;
+            }
+            stop = params.early_stopping_rounds.is_some_and(|r| since_best >= r);
+        }
+        let report = RoundReport {
+            round,
+            train_loss: mean_train_loss(&models, &populations, &jobs, &units),
+            eval,
+            n_features: n_used,
+            elapsed: started.elapsed().as_secs_f64(),
+        };
+        if !observer(&report) || stop {
+            break;
+        }
+    }
+    if params.early_stopping_rounds.is_some() {
+        if let Some((best, _)) = history.best {
+            for (m, model) in models.iter_mut().enumerate() {
+                model.truncate(trees_after[m][best]);
+            }
+        }
+    }
+    let group_testing = grower.group_testing_info();
+    let models = models
+        .into_iter()
+        .map(|m| m.finish(group_testing, &units))
+        .collect::<Result<_>>()?;
+    Ok(Trained {
+        models,
+        selection,
+        history,
+    })
+}
+
+/// The gradients of `pop`'s rows, written to its columns of `grad`/`hess`.
+fn gradients(
+    objective: &dyn Objective,
+    pop: &Population,
+    scores: ArrayView2<f64>,
+    grad: &mut Array2<f64>,
+    hess: &mut Array2<f64>,
+) {
+    match &pop.rows {
+        None => objective.gradients(&pop.targets(), scores, grad.view_mut(), hess.view_mut()),
+        Some(rows) => {
+            let local = pop.gather(scores);
+            let (mut g, mut h) = (Array2::zeros(local.raw_dim()), Array2::zeros(local.raw_dim()));
+            objective.gradients(&pop.targets(), local.view(), g.view_mut(), h.view_mut());
+            for (p, &r) in rows.iter().enumerate() {
+                grad.column_mut(r as usize).assign(&g.column(p));
+                hess.column_mut(r as usize).assign(&h.column(p));
+            }
+        }
+    }
+}
+
+/// The models' latest training losses, in the user's units, weighted by
+/// their rows.
+fn mean_train_loss(
+    models: &[ModelBuilder],
+    populations: &[Population],
+    jobs: &[Job],
+    units: &Units,
+) -> f64 {
+    let (mut total, mut mass) = (0.0, 0.0);
+    for (m, model) in models.iter().enumerate() {
+        let Some(loss) = model.last_loss() else {
+            continue;
+        };
+        let rows = jobs
+            .iter()
+            .find(|j| j.model == m)
+            .map_or(0, |j| populations[j.population].len()) as f64;
+        total += rows * units.loss(loss);
+        mass += rows;
+    }
+    if mass > 0.0 {
+        total / mass
+    } else {
+        f64::NAN
+    }
+}
+
+/// An evaluation set during the fit: binned, with scores in user units.
+struct EvalState<'a> {
+    set: &'a EvalSet<'a>,
+    binned: BinnedData,
+    /// (K, m) raw scores in the user's units.
+    scores: Array2<f64>,
+    /// Rows of each model (multitask: of each task), `None` for all.
+    model_rows: Vec<Option<Vec<u32>>>,
+    queries: Option<Vec<Range<usize>>>,
+}
+
+impl<'a> EvalState<'a> {
+    fn new(
+        set: &'a EvalSet<'a>,
+        train: &BinnedData,
+        base_scores: &[Vec<f64>],
+        units: &Units,
+        should_stop: &ShouldStop,
+    ) -> Result<Self> {
+        let binned =
+            crate::binning::bin_with_mappers(set.x, set.n_rows, &train.mappers, should_stop)?;
+        let k = base_scores[0].len();
+        let mut scores = Array2::zeros((k, set.n_rows));
+        let model_rows: Vec<Option<Vec<u32>>> = match set.task {
+            None => vec![None; base_scores.len()],
+            Some(task) => (0..base_scores.len())
+                .map(|t| {
+                    Some(
+                        (0..set.n_rows as u32)
+                            .filter(|&r| task[r as usize] == t)
+                            .collect(),
+                    )
+                })
+                .collect(),
+        };
+        for (m, rows) in model_rows.iter().enumerate() {
+            for (o, &b) in base_scores[m].iter().enumerate() {
+                let b = units.output(b);
+                match rows {
+                    None => scores.row_mut(o).fill(b),
+                    Some(rows) => rows.iter().for_each(|&r| scores[[o, r as usize]] = b),
+                }
+            }
+        }
+        let queries = TrainingData {
+            x: &[],
+            n_rows: set.n_rows,
+            n_features: 0,
+            y: set.y,
+            weights: None,
+            group_sizes: set.group_sizes,
+        }
+        .queries();
+        Ok(EvalState {
+            set,
+            binned,
+            scores,
+            model_rows,
+            queries,
+        })
+    }
+
+    fn add(&mut self, job: &Job, tree: &crate::tree::Tree, units: &Units) {
+        let out = self.scores.row_mut(job.output).into_slice().unwrap();
+        let rows = self.model_rows[job.model].as_deref();
+        add_tree(out, tree, &self.binned, rows, |v| units.output(v));
+    }
+
+    /// Each metric: over all rows, or (multitask) the mean over tasks
+    /// weighted by their rows.
+    fn evaluate(&self, metrics: &[Metric]) -> Vec<f64> {
+        metrics
+            .iter()
+            .map(|metric| match self.model_rows.first() {
+                Some(Some(_)) => {
+                    let (mut total, mut mass) = (0.0, 0.0);
+                    for rows in self.model_rows.iter().flatten() {
+                        if rows.is_empty() {
+                            continue;
+                        }
+                        let idx: Vec<usize> = rows.iter().map(|&r| r as usize).collect();
+                        let y: Vec<f64> = idx.iter().map(|&r| self.set.y[r]).collect();
+                        let w: Option<Vec<f64>> =
+                            self.set.weights.map(|w| idx.iter().map(|&r| w[r]).collect());
+                        let scores = self.scores.select(Axis(1), &idx);
+                        let t = Targets {
+                            y: &y,
+                            weights: w.as_deref(),
+                            queries: None,
+                        };
+                        total += rows.len() as f64 * metric.evaluate(&t, scores.view());
+                        mass += rows.len() as f64;
+                    }
+                    total / mass
+                }
+                _ => metric.evaluate(
+                    &Targets {
+                        y: self.set.y,
+                        weights: self.set.weights,
+                        queries: self.queries.as_deref(),
+                    },
+                    self.scores.view(),
+                ),
+            })
+            .collect()
+    }
+}
+
+/// A model being fitted, in the fit's units until [`ModelBuilder::finish`].
+pub(crate) struct ModelBuilder<'a> {
+    model: Model,
+    params: &'a BoosterParams,
+}
+
+impl<'a> ModelBuilder<'a> {
+    /// Start from a model without trees, fitted with `params`.
+    pub(crate) fn new(model: Model, params: &'a BoosterParams) -> Self {
+        ModelBuilder { model, params }
+    }
+
+    fn n_trees(&self) -> usize {
+        self.model.trees.len()
+    }
+
+    fn last_loss(&self) -> Option<f64> {
+        self.model.train_loss.last().copied()
+    }
+
+    fn truncate(&mut self, n_trees: usize) {
+        self.model.trees.truncate(n_trees);
+        self.model.train_loss.truncate(n_trees);
+    }
+
+    /// Append a grown tree; `loss` is the mean training loss after it.
+    /// Fails when a leaf value is not finite: the boosting diverged (a
+    /// learning rate far above 1 makes each step overshoot further).
+    pub(crate) fn push(&mut self, grown: GrownTree, loss: f64) -> Result<()> {
+        let tree = self.model.trees.len();
+        if grown.tree.nodes.iter().any(|n| !n.value.is_finite()) || !loss.is_finite() {
+            return Err(SbError::InvalidParameter(format!(
+                "the boosting diverged at tree {tree}: its leaf values overflow (learning_rate={:?} \
+                 is too large for these targets; use a value in (0, 1])",
+                self.params.learning_rate
+            )));
+        }
+        self.model.trees.push(grown.tree);
+        self.model.train_loss.push(loss);
+        Ok(())
+    }
+
+    /// The fitted model in the user's units, with its selection report and,
+    /// with group testing, the grower's `(number of subsets, prefix-cache
+    /// bytes)`. Fails if its outputs could exceed the range of `f64`.
+    pub(crate) fn finish(
+        self,
+        group_testing: Option<(usize, usize)>,
+        units: &Units,
+    ) -> Result<Model> {
+        let mut model = self.model;
+        for b in &mut model.base_score {
+            *b = units.output(*b);
+        }
+        for node in model.trees.iter_mut().flat_map(|t| &mut t.nodes) {
+            node.value = units.output(node.value);
+        }
+        for loss in &mut model.train_loss {
+            *loss = units.loss(*loss);
+        }
+        model.gain_exponent = units.gain_exponent();
+        model.record_selection();
+        if let Some((subsets, bytes)) = group_testing {
+            model.gt_n_subsets = Some(subsets);
+            model.gt_cache_bytes = Some(bytes);
+        }
+        if !model.output_bound().is_finite() {
+            return Err(SbError::InvalidParameter(format!(
+                "the fitted model's outputs could exceed the range of float64 (learning_rate={:?}); \
+                 lower learning_rate or rescale y",
+                self.params.learning_rate
+            )));
+        }
+        Ok(model)
+    }
+}
