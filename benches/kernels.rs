@@ -23,6 +23,16 @@ fn binned(n: usize, d: usize) -> BinnedData {
     bin_matrix(&uniform(n, d, 1), n, d, 255, 200_000, 0, &never).unwrap()
 }
 
+/// Mostly-zero features (70% zeros, as in one-hot or count data): most rows
+/// of a node fall in one bin.
+fn binned_skewed(n: usize, d: usize) -> BinnedData {
+    let x: Vec<f64> = uniform(n, d, 1)
+        .into_iter()
+        .map(|v| if v < 0.7 { 0.0 } else { v })
+        .collect();
+    bin_matrix(&x, n, d, 255, 200_000, 0, &never).unwrap()
+}
+
 /// A node of every `stride`-th row, with its gathered (gradient, hessian) pairs.
 fn node(n: usize, stride: usize) -> (Vec<u32>, Vec<[f64; 2]>) {
     let rows: Vec<u32> = (0..n as u32).step_by(stride).collect();
@@ -52,19 +62,26 @@ fn binning(c: &mut Criterion) {
 fn histogram(c: &mut Criterion) {
     let mut group = c.benchmark_group("histogram_build");
     group.sample_size(10);
-    for (n, d, stride) in [
-        (100_000, 100, 1),
-        (100_000, 100, 8),
-        (6_000, 5_000, 1),
-        (6_000, 5_000, 16),
+    for (n, d, stride, skewed) in [
+        (100_000, 100, 1, false),
+        (100_000, 100, 8, false),
+        (6_000, 5_000, 1, false),
+        (6_000, 5_000, 16, false),
+        (100_000, 100, 1, true),
+        (3_000, 300, 1, true),
     ] {
-        let data = binned(n, d);
+        let data = if skewed {
+            binned_skewed(n, d)
+        } else {
+            binned(n, d)
+        };
         let layout = HistLayout::new(&data);
         let features: Vec<usize> = (0..d).collect();
         let (rows, pairs) = node(n, stride);
         let mut hist = Histogram::zeros(&layout);
         group.throughput(Throughput::Elements((rows.len() * d) as u64));
-        let id = format!("{n}x{d}/rows={}", rows.len());
+        let kind = if skewed { "/70%-zero" } else { "" };
+        let id = format!("{n}x{d}/rows={}{kind}", rows.len());
         group.bench_function(BenchmarkId::from_parameter(id), |b| {
             b.iter(|| {
                 hist.build(

@@ -577,3 +577,106 @@ impl<'a> ModelBuilder<'a> {
         Ok(model)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::booster::fit;
+    use crate::objective::objective_for;
+    use crate::params::PenaltyKind;
+    use crate::rng::Rng;
+
+    /// The single-output boosting loop as it was before the trainer
+    /// (one tree per round, stop at the first round that cannot split),
+    /// written out from the parts the trainer uses.
+    fn reference_fit(data: &TrainingData, params: &BoosterParams) -> Model {
+        let (n, d) = (data.n_rows, data.n_features);
+        let objective = objective_for(params);
+        let units = Units::for_data(params.objective, data.y, data.weights);
+        let (y, weights) = (units.targets(data.y), units.weights(data.weights));
+        let targets = Targets {
+            y: &y,
+            weights: weights.as_deref(),
+            queries: None,
+        };
+        let internal = units.internal_params(params);
+        let binned = bin_training_data(data, params, &crate::interrupt::never).unwrap();
+        let base = objective.init_scores(&targets)[0];
+        let mut model = ModelBuilder::new(Model::new(params.objective, d, vec![base]), params);
+        let mut raw = Array2::from_elem((1, n), base);
+        let (mut grad, mut hess) = (Array2::zeros((1, n)), Array2::zeros((1, n)));
+        let mut grower = TreeGrower::new(&binned, &internal, &crate::interrupt::never).unwrap();
+        let mut selection = Selection::single(params, d, &units);
+        for round in 0..params.n_estimators {
+            objective.gradients(&targets, raw.view(), grad.view_mut(), hess.view_mut());
+            let mut rng = Rng::derive(params.seed, round as u64);
+            let (rows, features) = draw_sample(&mut rng, n, d, None, params);
+            let (g, h) = (grad.row(0).to_vec(), hess.row(0).to_vec());
+            let grown = selection
+                .with_view(0, |p| grower.grow(&g, &h, rows, &features, p))
+                .unwrap();
+            if grown.tree.nodes.len() == 1 {
+                break;
+            }
+            let out = raw.row_mut(0).into_slice().unwrap();
+            update_scores(out, &grown, &binned, Rows::All, params.subsample < 1.0);
+            let loss = objective.loss(&targets, raw.view());
+            model.push(grown, loss).unwrap();
+        }
+        model.finish(grower.group_testing_info(), &units).unwrap()
+    }
+
+    #[test]
+    fn one_job_per_round_equals_the_single_output_loop_bit_for_bit() {
+        let mut rng = Rng::new(11);
+        let (n, d) = (600, 12);
+        let x: Vec<f64> = (0..n * d).map(|_| rng.next_f64()).collect();
+        let y: Vec<f64> = (0..n)
+            .map(|i| 3.0 * x[i * d] - 2.0 * x[i * d + 1] + 0.3 * rng.next_f64())
+            .collect();
+        let labels: Vec<f64> = y.iter().map(|&v| (v > 0.5) as u8 as f64).collect();
+        let w: Vec<f64> = (0..n).map(|_| rng.next_f64() * 3.0).collect();
+        let configs = [
+            BoosterParams::default(),
+            BoosterParams {
+                subsample: 0.6,
+                colsample_bytree: 0.8,
+                penalty: PenaltyKind::Agbm,
+                mu: 0.01,
+                ..Default::default()
+            },
+            BoosterParams {
+                objective: ObjectiveKind::BinaryLogloss,
+                penalty: PenaltyKind::Gbfs,
+                mu: 0.5,
+                max_leaves: 5,
+                ..Default::default()
+            },
+        ];
+        for (c, params) in configs.iter().enumerate() {
+            let params = BoosterParams {
+                n_estimators: 25,
+                n_threads: 2,
+                seed: 5,
+                ..params.clone()
+            };
+            let targets = if params.objective == ObjectiveKind::BinaryLogloss {
+                &labels
+            } else {
+                &y
+            };
+            let data = TrainingData {
+                x: &x,
+                n_rows: n,
+                n_features: d,
+                y: targets,
+                weights: (c != 0).then_some(&w[..]),
+                group_sizes: None,
+            };
+            let expected = crate::threads::install(2, || reference_fit(&data, &params)).unwrap();
+            let got = fit(&data, &params, &crate::interrupt::never).unwrap();
+            assert!(got.trees.len() > 5, "config {c}: {} trees", got.trees.len());
+            assert_eq!(got, expected, "config {c}");
+        }
+    }
+}

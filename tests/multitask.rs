@@ -353,3 +353,23 @@ fn bad_tasks_are_errors_not_panics() {
     };
     assert!(fit_with(&tasks.task, 2, &short_mask).contains("task_feature_mask"));
 }
+
+#[test]
+fn a_job_that_cannot_split_skips_its_rounds_and_the_fit_goes_on() {
+    let mut tasks = planted_tasks(&[400, 300], 6, 9);
+    // Task 1's target is constant: its gradients are all equal and no split
+    // has a gain, round after round, while task 0 keeps growing trees.
+    for (i, &t) in tasks.task.iter().enumerate() {
+        if t == 1 {
+            tasks.y[i] = 2.5;
+        }
+    }
+    let params = BoosterParams {
+        n_estimators: 12,
+        ..BoosterParams::default()
+    };
+    let model = tasks.fit(&params, &MultiTaskParams::default());
+    assert_eq!(model.tasks[0].trees.len(), 12);
+    assert!(model.tasks[1].trees.is_empty());
+    assert_eq!(model.tasks[1].base_score, vec![2.5]);
+}

@@ -34,6 +34,13 @@ CALLS = {
         ".fit(X, y, np.arange(len(y)) % 3)",
         1.5,
     ),
+    # Rounds report to a callback on the main thread and score an eval set.
+    "fit with callbacks": (
+        "X = np.random.default_rng(0).random((20000, 200)); y = X[:, 0] + X[:, 1]",
+        "SparseBoostRegressor(n_estimators=100000, learning_rate=0.01, verbose=0,"
+        " callbacks=[lambda r: False]).fit(X, y, eval_set=[(X, y)])",
+        1.5,
+    ),
     # 400 trees of 63 leaves over 2 million rows: ~45 s on 2 cores.
     "predict": (
         "rng = np.random.default_rng(0); X = rng.random((3000, 20)); y = X @ rng.random(20)\n"

@@ -1,6 +1,6 @@
 """Type stubs of the native module (built from src/python/ by maturin)."""
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -11,7 +11,8 @@ class Model:
     """A fitted ensemble. Picklable."""
 
     def predict_raw(self, x: npt.NDArray[np.float64], n_threads: int) -> npt.NDArray[np.float64]:
-        """Raw scores of a C-contiguous (n, d) float64 matrix; shape (n,)."""
+        """Raw scores of a C-contiguous (n, d) float64 matrix; shape (n,)
+        for one output, (n, K) for K."""
     def importances(self, kind: str) -> npt.NDArray[np.float64]:
         """Per-feature "gain" or "split" importance, shape (d,)."""
     def to_json(self) -> str: ...
@@ -22,7 +23,11 @@ class Model:
     @property
     def n_trees(self) -> int: ...
     @property
-    def base_score(self) -> float: ...
+    def n_outputs(self) -> int: ...
+    @property
+    def objective(self) -> str: ...
+    @property
+    def base_score(self) -> list[float]: ...
     @property
     def train_loss(self) -> list[float]: ...
     @property
@@ -36,13 +41,30 @@ class Model:
     @property
     def gt_cache_bytes(self) -> int | None: ...
 
+EvalSet = tuple[
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64] | None,
+    npt.NDArray[np.uintp] | None,
+    npt.NDArray[np.uintp] | None,
+]
+"""(X, y, sample_weight, query sizes, task codes) of an evaluation set."""
+
 def fit(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
     sample_weight: npt.NDArray[np.float64] | None,
     params: dict[str, Any],
-) -> Model:
-    """Fit a model; releases the GIL; Ctrl-C raises KeyboardInterrupt."""
+    group: npt.NDArray[np.uintp] | None = None,
+    eval_sets: list[EvalSet] = ...,
+    callback: Callable[[int, float, list[list[float]], int, float], bool] | None = None,
+) -> tuple[Model, dict[str, Any]]:
+    """Fit a model; returns (model, history: metrics, values, best, rounds).
+    Releases the GIL; `callback` runs on the calling thread after each round
+    (truthy: stop); Ctrl-C raises KeyboardInterrupt."""
+
+def eval_metric_names(params: dict[str, Any]) -> list[str]:
+    """The metrics a fit with these parameters evaluates."""
 
 class MultiTaskModel:
     """A fitted multitask ensemble: one Model per task plus Omega_G. Picklable."""
@@ -74,7 +96,9 @@ def fit_multitask(
     mu_group: float,
     mu_task: float,
     task_feature_mask: npt.NDArray[np.bool_] | None,
-) -> MultiTaskModel:
+    eval_sets: list[EvalSet] = ...,
+    callback: Callable[[int, float, list[list[float]], int, float], bool] | None = None,
+) -> tuple[MultiTaskModel, dict[str, Any]]:
     """Fit one ensemble per task (task codes in 0..n_tasks-1); releases the GIL;
     Ctrl-C raises KeyboardInterrupt."""
 

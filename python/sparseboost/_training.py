@@ -120,6 +120,7 @@ def holdout(estimator, y, seed: int, *, stratify: bool, group=None):
     fraction = estimator.validation_fraction
     rng = np.random.RandomState(seed % 2**32)
     if group is not None:
+        group = group.astype(np.int64)
         queries = np.arange(len(group))
         if len(queries) < 2:
             raise ValueError("early stopping without eval_set needs at least 2 queries in group")
@@ -128,7 +129,8 @@ def holdout(estimator, y, seed: int, *, stratify: bool, group=None):
         rows = lambda qs: np.concatenate(  # noqa: E731
             [np.arange(starts[q], starts[q] + group[q]) for q in np.sort(qs)]
         )
-        return rows(train_q), rows(valid_q), group[np.sort(train_q)], group[np.sort(valid_q)]
+        sizes = lambda qs: np.ascontiguousarray(group[np.sort(qs)], dtype=np.uintp)  # noqa: E731
+        return rows(train_q), rows(valid_q), sizes(train_q), sizes(valid_q)
     rows = np.arange(len(y))
     if len(rows) < 2:
         raise ValueError("early stopping without eval_set needs at least 2 rows")

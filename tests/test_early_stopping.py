@@ -1,0 +1,196 @@
+"""Evaluation sets, early stopping and round callbacks."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.metrics import log_loss, mean_squared_error, roc_auc_score
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sparseboost import (
+    MultiTaskSparseBoostRegressor,
+    RoundReport,
+    SparseBoostClassifier,
+    SparseBoostRegressor,
+    load_model,
+)
+from sparseboost.datasets import make_synthetic
+
+
+@pytest.fixture(scope="module")
+def regression():
+    X, y = make_synthetic(2000, 30, noise=1.0, random_state=0)
+    X_val, y_val = make_synthetic(800, 30, noise=1.0, random_state=1)
+    return X, y, X_val, y_val
+
+
+def test_eval_metrics_are_those_of_the_predictions(regression):
+    X, y, X_val, y_val = regression
+    model = SparseBoostRegressor(n_estimators=30, eval_metric=["l2", "rmse"], random_state=0)
+    model.fit(X, y, eval_set=[(X, y), (X_val, y_val)])
+    history = model.evals_result_
+    assert list(history) == ["validation_0", "validation_1"]
+    mse = mean_squared_error(y_val, model.predict(X_val))
+    assert history["validation_1"]["l2"][-1] == pytest.approx(mse, rel=1e-12)
+    assert history["validation_1"]["rmse"][-1] == pytest.approx(np.sqrt(mse), rel=1e-12)
+    # The training set as an eval set: the binned scores are the training scores.
+    assert history["validation_0"]["l2"][-1] == pytest.approx(model.train_loss_[-1], rel=1e-9)
+    assert len(history["validation_1"]["l2"]) == model.n_trees_
+
+
+def test_classification_metrics(regression):
+    X, y, X_val, y_val = regression
+    labels, labels_val = y > np.median(y), y_val > np.median(y)
+    model = SparseBoostClassifier(
+        n_estimators=20, eval_metric=["auc", "error", "logloss"], random_state=0
+    ).fit(X, labels, eval_set=[(X_val, labels_val)])
+    history = model.evals_result_["validation_0"]
+    proba = model.predict_proba(X_val)[:, 1]
+    assert history["auc"][-1] == pytest.approx(roc_auc_score(labels_val, proba), abs=1e-12)
+    assert history["logloss"][-1] == pytest.approx(log_loss(labels_val, proba), rel=1e-9)
+    error = np.mean(model.predict(X_val) != labels_val)
+    assert history["error"][-1] == pytest.approx(error, abs=1e-12)
+
+
+def test_early_stopping_keeps_the_best_round_consistently(tmp_path, regression):
+    X, y, X_val, y_val = regression
+    params = dict(learning_rate=0.5, max_leaves=63, min_samples_leaf=2, random_state=0)
+    model = SparseBoostRegressor(n_estimators=400, early_stopping_rounds=10, **params)
+    model.fit(X, y, eval_set=[(X_val, y_val)])
+    best = model.best_iteration_
+    rmse = model.evals_result_["validation_0"]["rmse"]
+    assert len(rmse) == best + 11 < 400
+    assert model.best_score_ == rmse.min() == rmse[best]
+    assert model.n_trees_ == best + 1
+    # The same trees as a fit of best + 1 rounds: predictions, selection,
+    # transform and the file all agree.
+    short = SparseBoostRegressor(n_estimators=best + 1, **params).fit(X, y)
+    assert np.array_equal(model.predict(X_val), short.predict(X_val))
+    assert np.array_equal(model.selected_features_, short.selected_features_)
+    assert np.array_equal(model.feature_entry_tree_, short.feature_entry_tree_)
+    assert np.array_equal(model.transform(X_val), short.transform(X_val))
+    assert np.array_equal(model.selection_path_["n_features"], short.selection_path_["n_features"])
+    path = tmp_path / "model.json"
+    model.save_model(path)
+    loaded = load_model(path)
+    assert np.array_equal(loaded.predict(X_val), model.predict(X_val))
+    assert loaded.best_iteration_ == best
+
+
+def test_early_stopping_without_eval_set_holds_out_a_fraction(regression):
+    X, y, _, _ = regression
+    model = SparseBoostRegressor(
+        n_estimators=500, learning_rate=0.5, early_stopping_rounds=5, random_state=0
+    ).fit(X, y)
+    assert model.best_iteration_ is not None and model.n_trees_ < 500
+    # Inside a pipeline and a grid search (no way to pass an eval_set there).
+    search = GridSearchCV(
+        make_pipeline(StandardScaler(), SparseBoostRegressor(
+            n_estimators=200, early_stopping_rounds=5, validation_fraction=0.2, random_state=0
+        )),
+        {"sparseboostregressor__learning_rate": [0.3, 0.6]},
+        cv=2,
+    ).fit(X, y)
+    assert search.best_score_ > 0.3
+    assert search.best_estimator_[-1].best_iteration_ < 199
+
+
+def test_stratified_holdout_for_classifiers():
+    rng = np.random.default_rng(0)
+    X = rng.random((400, 5))
+    y = np.where(rng.random(400) < 0.05, "rare", "common")
+    model = SparseBoostClassifier(
+        n_estimators=50, early_stopping_rounds=3, validation_fraction=0.25, random_state=0
+    ).fit(X, y)
+    assert model.best_iteration_ is not None
+
+
+def test_callbacks_see_every_round_and_can_stop(regression, capsys):
+    X, y, X_val, y_val = regression
+    seen = []
+
+    def record(report):
+        assert isinstance(report, RoundReport)
+        seen.append(report)
+        return report.round == 4
+
+    model = SparseBoostRegressor(
+        n_estimators=50, callbacks=[record], verbose=2, random_state=0
+    ).fit(X, y, eval_set=[(X_val, y_val)])
+    assert [r.round for r in seen] == [0, 1, 2, 3, 4]
+    assert model.n_trees_ == 5
+    assert seen[-1].eval["validation_0"]["rmse"] == model.evals_result_["validation_0"]["rmse"][-1]
+    assert seen[-1].train_loss == pytest.approx(model.train_loss_[-1], rel=1e-12)
+    assert seen[-1].n_features == len(model.selected_features_)
+    assert all(a.elapsed <= b.elapsed for a, b in zip(seen, seen[1:]))
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split("]")[0] for line in printed] == ["[0", "[2", "[4"]
+    assert "validation_0-rmse=" in printed[0]
+
+
+def test_a_failing_callback_raises_its_error(regression):
+    X, y, _, _ = regression
+
+    def broken(report):
+        raise RuntimeError("callback broke")
+
+    with pytest.raises(RuntimeError, match="callback broke"):
+        SparseBoostRegressor(n_estimators=10, callbacks=[broken]).fit(X, y)
+
+
+def test_estimators_with_callbacks_pickle_and_save_without_them(tmp_path, regression):
+    X, y, _, _ = regression
+    model = SparseBoostRegressor(n_estimators=3, callbacks=[print]).fit(X, y)
+    model.save_model(tmp_path / "m.json")
+    assert load_model(tmp_path / "m.json").callbacks is None
+    assert pickle.loads(pickle.dumps(model)).n_trees_ == 3
+
+
+def test_multitask_early_stopping_uses_every_task(regression):
+    X, y, X_val, y_val = regression
+    task = np.arange(len(y)) % 3
+    task_val = np.arange(len(y_val)) % 3
+    model = MultiTaskSparseBoostRegressor(
+        n_estimators=300, learning_rate=0.5, early_stopping_rounds=5, random_state=0
+    ).fit(X, y, task, eval_set=[(X_val, y_val, task_val)])
+    best = model.best_iteration_
+    assert best is not None and max(model.n_trees_) == best + 1
+    predicted = model.predict(X_val, task_val)
+    # The size-weighted mean of the tasks' RMSEs.
+    per_task = [
+        np.sqrt(mean_squared_error(y_val[task_val == t], predicted[task_val == t]))
+        for t in range(3)
+    ]
+    weights = np.bincount(task_val)
+    assert model.best_score_ == pytest.approx(np.average(per_task, weights=weights), rel=1e-12)
+    assert set(model.selected_features_) == set(
+        np.concatenate(list(model.task_selected_features_.values()))
+    )
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        (dict(early_stopping_rounds=0), "early_stopping_rounds"),
+        (dict(eval_metric="ndcg@3"), "eval_metric 'ndcg@3'"),
+        (dict(eval_metric="f1"), "eval_metric must be one of"),
+        (dict(validation_fraction=1.0), "validation_fraction"),
+        (dict(verbose=-1), "verbose"),
+        (dict(callbacks=print), "callbacks"),
+    ],
+)
+def test_bad_parameters_are_named(regression, params, message):
+    X, y, _, _ = regression
+    with pytest.raises((ValueError, TypeError), match=message):
+        SparseBoostRegressor(n_estimators=2, **params).fit(X, y)
+
+
+def test_bad_eval_sets_are_named(regression):
+    X, y, X_val, y_val = regression
+    with pytest.raises(ValueError, match=r"eval_set\[0\].*features"):
+        SparseBoostRegressor(n_estimators=2).fit(X, y, eval_set=[(X_val[:, :5], y_val)])
+    with pytest.raises(ValueError, match=r"eval_set\[0\]"):
+        SparseBoostRegressor(n_estimators=2).fit(X, y, eval_set=[(X_val, y_val[:10])])
+    with pytest.raises(TypeError, match="eval_set must be a list"):
+        SparseBoostRegressor(n_estimators=2).fit(X, y, eval_set=(X_val, y_val))
