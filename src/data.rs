@@ -141,4 +141,3 @@ pub fn bin_training_data(
         should_stop,
     )
 }
-

@@ -44,9 +44,11 @@ mod python;
 
 pub use booster::{fit, fit_with};
 pub use data::TrainingData;
-pub use trainer::{EvalSet, History, RoundReport};
 pub use error::{Result, SbError};
 pub use model::{ImportanceKind, Model};
-pub use multitask::{fit_multitask, fit_multitask_with, MultiTaskData, MultiTaskModel, MultiTaskParams};
+pub use multitask::{
+    fit_multitask, fit_multitask_with, MultiTaskData, MultiTaskModel, MultiTaskParams,
+};
 pub use params::{BoosterParams, ObjectiveKind, PenaltyKind};
 pub use predictor::Predictor;
+pub use trainer::{EvalSet, History, RoundReport};

@@ -124,9 +124,9 @@ impl Metric {
                     return Metric::MultiLogloss.evaluate(targets, scores);
                 }
                 mean(
-                    y.iter().zip(first()).map(|(&t, &f)| {
-                        f.max(0.0) + (-f.abs()).exp().ln_1p() - t * f
-                    }),
+                    y.iter()
+                        .zip(first())
+                        .map(|(&t, &f)| f.max(0.0) + (-f.abs()).exp().ln_1p() - t * f),
                     w,
                 )
             }
@@ -165,34 +165,37 @@ impl Metric {
             Metric::Ndcg(_) | Metric::Map(_) | Metric::Mrr => {
                 let s = first();
                 let s = s.as_slice().expect("standard layout");
-                let all = [0..y.len()];
-                let queries = targets.queries.unwrap_or(&all);
-                let (mut total, mut mass) = (0.0, 0.0);
-                for q in queries {
-                    let qw = w.map_or(1.0, |w| w[q.clone()].iter().sum::<f64>() / q.len() as f64);
-                    let (yq, sq) = (&y[q.clone()], &s[q.clone()]);
-                    let value = match self {
-                        Metric::Ndcg(k) => ndcg_at(yq, sq, k.unwrap_or(usize::MAX)),
-                        Metric::Map(k) => map_at(yq, sq, k.unwrap_or(usize::MAX)),
-                        _ => mrr(yq, sq),
-                    };
-                    total += qw * value;
-                    mass += qw;
-                }
-                if mass > 0.0 {
-                    total / mass
-                } else {
-                    0.0
-                }
+                query_mean(targets, s, |yq, sq| match self {
+                    Metric::Ndcg(k) => ndcg_at(yq, sq, k.unwrap_or(usize::MAX)),
+                    Metric::Map(k) => map_at(yq, sq, k.unwrap_or(usize::MAX)),
+                    _ => mrr(yq, sq),
+                })
             }
         }
     }
 }
 
-fn mean(values: impl Iterator<Item = f64>, weights: Option<&[f64]>) -> f64 {
+/// The mean of `per_query(labels, scores)` over the queries (all rows as
+/// one query without them), each weighted by its rows' mean weight.
+pub(crate) fn query_mean(
+    targets: &Targets,
+    scores: &[f64],
+    per_query: impl Fn(&[f64], &[f64]) -> f64,
+) -> f64 {
+    let all: Vec<_> = std::iter::once(0..targets.y.len()).collect();
+    let queries = targets.queries.unwrap_or(&all);
+    weighted(queries.iter().map(|q| {
+        let weight = targets
+            .weights
+            .map_or(1.0, |w| w[q.clone()].iter().sum::<f64>() / q.len() as f64);
+        (per_query(&targets.y[q.clone()], &scores[q.clone()]), weight)
+    }))
+}
+
+/// The weighted mean of `(value, weight)` pairs; 0 without weight.
+fn weighted(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
     let (mut total, mut mass) = (0.0, 0.0);
-    for (i, v) in values.enumerate() {
-        let w = weights.map_or(1.0, |w| w[i]);
+    for (v, w) in pairs {
         total += w * v;
         mass += w;
     }
@@ -201,6 +204,14 @@ fn mean(values: impl Iterator<Item = f64>, weights: Option<&[f64]>) -> f64 {
     } else {
         0.0
     }
+}
+
+fn mean(values: impl Iterator<Item = f64>, weights: Option<&[f64]>) -> f64 {
+    weighted(
+        values
+            .enumerate()
+            .map(|(i, v)| (v, weights.map_or(1.0, |w| w[i]))),
+    )
 }
 
 fn arg_max(v: &[f64]) -> usize {
@@ -373,7 +384,10 @@ mod tests {
             let s: Vec<f64> = (0..n).map(|_| rng.below(4) as f64).collect();
             let k = 1 + rng.below(7);
             let (fast, slow) = (ndcg_at(&y, &s, k), brute_ndcg(&y, &s, k));
-            assert!((fast - slow).abs() < 1e-12, "{y:?} {s:?} @{k}: {fast} vs {slow}");
+            assert!(
+                (fast - slow).abs() < 1e-12,
+                "{y:?} {s:?} @{k}: {fast} vs {slow}"
+            );
         }
     }
 
@@ -385,17 +399,37 @@ mod tests {
         assert!((map_at(&y, &s, 3) - (1.0 + 2.0 / 3.0) / 2.0).abs() < 1e-12);
         assert!((map_at(&y, &s, 1) - 1.0).abs() < 1e-12);
         assert_eq!(mrr(&[0.0, 1.0], &[2.0, 1.0]), 0.5);
-        assert_eq!(auc(&[0.0, 1.0, 0.0, 1.0], &[0.1, 0.9, 0.5, 0.5], None), 0.875);
+        assert_eq!(
+            auc(&[0.0, 1.0, 0.0, 1.0], &[0.1, 0.9, 0.5, 0.5], None),
+            0.875
+        );
         assert_eq!(auc(&[1.0, 1.0], &[0.1, 0.2], None), 0.5);
     }
 
     #[test]
     fn names_parse_and_round_trip() {
-        for name in ["rmse", "l2", "logloss", "multi_logloss", "auc", "error", "ndcg@3", "map@10", "mrr", "ndcg"] {
+        for name in [
+            "rmse",
+            "l2",
+            "logloss",
+            "multi_logloss",
+            "auc",
+            "error",
+            "ndcg@3",
+            "map@10",
+            "mrr",
+            "ndcg",
+        ] {
             assert_eq!(Metric::parse(name).unwrap().name(), name);
         }
         for bad in ["ndcg@0", "ndcg@x", "map@", "f1", ""] {
-            assert!(Metric::parse(bad).unwrap_err().to_string().contains("eval_metric"), "{bad}");
+            assert!(
+                Metric::parse(bad)
+                    .unwrap_err()
+                    .to_string()
+                    .contains("eval_metric"),
+                "{bad}"
+            );
         }
     }
 }

@@ -15,7 +15,7 @@ pub(crate) enum Selection {
     /// One Ω for every job.
     Shared(Box<dyn Penalty>),
     /// Ω_G and one Ω_t per task; a job's view is its task.
-    Tasks(MultiTaskPenalty),
+    Tasks(Box<MultiTaskPenalty>),
 }
 
 impl Selection {
@@ -32,7 +32,9 @@ impl Selection {
         d: usize,
         units: &Units,
     ) -> Selection {
-        Selection::Tasks(multitask_penalty_for(params, mt, n_tasks, d, units))
+        Selection::Tasks(Box::new(multitask_penalty_for(
+            params, mt, n_tasks, d, units,
+        )))
     }
 
     /// True if view `view` (a task) may ever split on `feature`.
@@ -44,7 +46,11 @@ impl Selection {
     }
 
     /// Run `grow` with the penalty as view `view` sees it.
-    pub(crate) fn with_view<R>(&mut self, view: usize, grow: impl FnOnce(&mut dyn Penalty) -> R) -> R {
+    pub(crate) fn with_view<R>(
+        &mut self,
+        view: usize,
+        grow: impl FnOnce(&mut dyn Penalty) -> R,
+    ) -> R {
         match self {
             Selection::Shared(p) => grow(p.as_mut()),
             Selection::Tasks(p) => grow(&mut p.task(view)),
@@ -115,4 +121,3 @@ fn multitask_penalty_for(
         mt.task_feature_mask.clone(),
     )
 }
-

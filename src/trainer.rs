@@ -75,7 +75,10 @@ impl Population {
     fn gather(&self, all: ArrayView2<f64>) -> Array2<f64> {
         match &self.rows {
             None => all.to_owned(),
-            Some(rows) => all.select(Axis(1), &rows.iter().map(|&r| r as usize).collect::<Vec<_>>()),
+            Some(rows) => all.select(
+                Axis(1),
+                &rows.iter().map(|&r| r as usize).collect::<Vec<_>>(),
+            ),
         }
     }
 }
@@ -174,7 +177,11 @@ pub fn metrics_for(params: &BoosterParams) -> Result<Vec<Metric>> {
             1
         };
         for m in &params.eval_metrics {
-            m.check(k, params.objective == ObjectiveKind::LambdaRank, classification)?;
+            m.check(
+                k,
+                params.objective == ObjectiveKind::LambdaRank,
+                classification,
+            )?;
         }
         return Ok(params.eval_metrics.clone());
     }
@@ -255,8 +262,9 @@ pub(crate) fn train(
             let rows = pop.rows_at(positions);
             let (g, h) = (grad.row(job.output), hess.row(job.output));
             let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());
-            let mut grown = selection
-                .with_view(job.model, |penalty| grower.grow(g, h, rows, &features, penalty))?;
+            let mut grown = selection.with_view(job.model, |penalty| {
+                grower.grow(g, h, rows, &features, penalty)
+            })?;
             if grown.tree.nodes.len() == 1 {
                 continue;
             }
@@ -295,7 +303,10 @@ pub(crate) fn train(
         }
         let mut stop = false;
         if let Some(current) = eval.last().and_then(|v| v.last().copied()) {
-            let higher = metrics.last().expect("one metric at least").higher_is_better();
+            let higher = metrics
+                .last()
+                .expect("one metric at least")
+                .higher_is_better();
             let better = match history.best {
                 None => true,
                 Some((_, best)) => {
@@ -312,7 +323,9 @@ pub(crate) fn train(
             } else {
                 since_best += 1;
             }
-            stop = params.early_stopping_rounds.is_some_and(|r| since_best >= r);
+            stop = params
+                .early_stopping_rounds
+                .is_some_and(|r| since_best >= r);
         }
         let report = RoundReport {
             round,
@@ -356,7 +369,10 @@ fn gradients(
         None => objective.gradients(&pop.targets(), scores, grad.view_mut(), hess.view_mut()),
         Some(rows) => {
             let local = pop.gather(scores);
-            let (mut g, mut h) = (Array2::zeros(local.raw_dim()), Array2::zeros(local.raw_dim()));
+            let (mut g, mut h) = (
+                Array2::zeros(local.raw_dim()),
+                Array2::zeros(local.raw_dim()),
+            );
             objective.gradients(&pop.targets(), local.view(), g.view_mut(), h.view_mut());
             for (p, &r) in rows.iter().enumerate() {
                 grad.column_mut(r as usize).assign(&g.column(p));
@@ -475,8 +491,10 @@ impl<'a> EvalState<'a> {
                         }
                         let idx: Vec<usize> = rows.iter().map(|&r| r as usize).collect();
                         let y: Vec<f64> = idx.iter().map(|&r| self.set.y[r]).collect();
-                        let w: Option<Vec<f64>> =
-                            self.set.weights.map(|w| idx.iter().map(|&r| w[r]).collect());
+                        let w: Option<Vec<f64>> = self
+                            .set
+                            .weights
+                            .map(|w| idx.iter().map(|&r| w[r]).collect());
                         let scores = self.scores.select(Axis(1), &idx);
                         let t = Targets {
                             y: &y,

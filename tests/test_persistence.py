@@ -69,3 +69,29 @@ def test_unfitted_or_foreign_files_are_rejected(tmp_path):
     bad.write_text(json.dumps({"format": "lightgbm"}))
     with pytest.raises(ValueError, match="not a sparseboost model"):
         sparseboost.load_model(bad)
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("best_iteration_", float("-inf")),
+        ("best_iteration_", -1),
+        ("best_iteration_", 2.5),
+        ("best_iteration_", True),
+        ("best_score_", float("nan")),
+        ("best_score_", "0.3"),
+    ],
+)
+def test_bad_best_iteration_fields_are_named(tmp_path, synthetic_regression, key, value):
+    # Found by the long hypothesis profile: best_iteration_ = -inf raised
+    # OverflowError instead of a ValueError naming the field.
+    X, y, _, _ = synthetic_regression
+    model = SparseBoostRegressor(n_estimators=3).fit(X, y, eval_set=[(X, y)])
+    path = tmp_path / "model.json"
+    model.save_model(path)
+    document = json.loads(path.read_text())
+    assert document["fitted"]["best_iteration_"] == 2
+    document["fitted"][key] = value
+    path.write_text(json.dumps(document))
+    with pytest.raises(ValueError, match=f"fitted.{key}"):
+        sparseboost.load_model(path)

@@ -15,8 +15,8 @@ File layout (version 1)::
         "feature_names_in_": [...] | null,
         "classes_": [...] | null, # classifier labels, in order
         "classes_dtype": "...",   # their numpy dtype (optional)
-        "best_iteration_": k | null,  # with evaluation sets (optional)
-        "best_score_": v | null,
+        "best_iteration_": k | null,  # with evaluation sets (optional;
+        "best_score_": v | null,      # evals_result_ is not saved)
         "tasks_": [...],          # multitask estimators only: the task labels
         "tasks_dtype": "..."      # their numpy dtype (optional)
       },
@@ -302,12 +302,20 @@ def load_model(path):
                 "fitted.tasks_",
                 f"has {len(estimator.tasks_)} labels for {engine_model.n_tasks} tasks",
             )
-    for key, kind in (("best_iteration_", int), ("best_score_", float)):
-        value = fitted.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            fields.fail(f"fitted.{key}", f"must be a number or null, got {value!r}")
-        if not multitask:
-            setattr(estimator, key, None if value is None else kind(value))
+    best_iteration = fitted.get("best_iteration_")
+    if best_iteration is not None and (
+        isinstance(best_iteration, bool) or not isinstance(best_iteration, int) or best_iteration < 0
+    ):
+        fields.fail("fitted.best_iteration_", f"must be an int >= 0 or null, got {best_iteration!r}")
+    best_score = fitted.get("best_score_")
+    if best_score is not None and (
+        isinstance(best_score, bool)
+        or not isinstance(best_score, (int, float))
+        or not np.isfinite(best_score)
+    ):
+        fields.fail("fitted.best_score_", f"must be a finite number or null, got {best_score!r}")
+    estimator.best_iteration_ = best_iteration
+    estimator.best_score_ = None if best_score is None else float(best_score)
     estimator._model = engine_model
     try:
         estimator._check_params()

@@ -13,7 +13,7 @@
 
 use super::{Objective, Targets};
 use crate::error::{Result, SbError};
-use crate::metrics::{dcg_discount, label_gain, ndcg_at};
+use crate::metrics::{dcg_discount, label_gain, ndcg_at, query_mean};
 use ndarray::{ArrayView2, ArrayViewMut2};
 use rayon::prelude::*;
 
@@ -124,7 +124,7 @@ impl Objective for LambdaRank {
         match targets
             .y
             .iter()
-            .position(|&v| !(v >= 0.0 && v <= MAX_RELEVANCE && v.fract() == 0.0))
+            .position(|&v| !((0.0..=MAX_RELEVANCE).contains(&v) && v.fract() == 0.0))
         {
             None => Ok(()),
             Some(i) => Err(SbError::InvalidInput(format!(
@@ -174,21 +174,9 @@ impl Objective for LambdaRank {
     /// `1 − NDCG@truncation_level`, averaged over queries (weighted by the
     /// mean weight of each query's rows).
     fn loss(&self, targets: &Targets, scores: ArrayView2<f64>) -> f64 {
-        let queries = targets.queries.expect("checked by check_targets");
         let scores = super::row(&scores, 0);
-        let (mut total, mut mass) = (0.0, 0.0);
-        for q in queries {
-            let w = targets
-                .weights
-                .map_or(1.0, |w| w[q.clone()].iter().sum::<f64>() / q.len() as f64);
-            total += w * (1.0 - ndcg_at(&targets.y[q.clone()], &scores[q.clone()], self.truncation_level));
-            mass += w;
-        }
-        if mass > 0.0 {
-            (total / mass).max(0.0)
-        } else {
-            0.0
-        }
+        let ndcg = query_mean(targets, scores, |y, s| ndcg_at(y, s, self.truncation_level));
+        (1.0 - ndcg).max(0.0)
     }
 }
 
@@ -223,7 +211,8 @@ mod tests {
                 }
                 let ds = s[a] - s[b];
                 let disc = |r: usize| 1.0 / ((r + 2) as f64).log2();
-                let mut delta = (2f64.powf(y[a]) - 2f64.powf(y[b])) * (disc(rank[a]) - disc(rank[b])).abs()
+                let mut delta = (2f64.powf(y[a]) - 2f64.powf(y[b]))
+                    * (disc(rank[a]) - disc(rank[b])).abs()
                     / max_dcg;
                 if spread {
                     delta /= 0.01 + ds.abs();
@@ -236,8 +225,15 @@ mod tests {
                 sum += 2.0 * rho * delta;
             }
         }
-        let f = if sum > 0.0 { (1.0 + sum).log2() / sum } else { 1.0 };
-        (g.iter().map(|v| v * f).collect(), h.iter().map(|v| v * f).collect())
+        let f = if sum > 0.0 {
+            (1.0 + sum).log2() / sum
+        } else {
+            1.0
+        };
+        (
+            g.iter().map(|v| v * f).collect(),
+            h.iter().map(|v| v * f).collect(),
+        )
     }
 
     #[test]
@@ -256,7 +252,11 @@ mod tests {
                 queries.push(start..start + len);
                 start += len;
             }
-            let t = Targets { y: &y, weights: None, queries: Some(&queries) };
+            let t = Targets {
+                y: &y,
+                weights: None,
+                queries: Some(&queries),
+            };
             let scores = Array2::from_shape_vec((1, n), s.clone()).unwrap();
             let (mut g, mut h) = (Array2::zeros((1, n)), Array2::zeros((1, n)));
             let obj = LambdaRank::new(truncation);
@@ -273,13 +273,27 @@ mod tests {
 
     #[test]
     fn labels_and_groups_are_checked() {
-        let q = [0..2];
+        let q: Vec<_> = std::iter::once(0..2).collect();
         let obj = LambdaRank::new(30);
-        let ok = Targets { y: &[0.0, 3.0], weights: None, queries: Some(&q) };
+        let ok = Targets {
+            y: &[0.0, 3.0],
+            weights: None,
+            queries: Some(&q),
+        };
         assert!(obj.check_targets(&ok).is_ok());
-        let bad = Targets { y: &[0.0, 1.5], ..ok };
+        let bad = Targets {
+            y: &[0.0, 1.5],
+            ..ok
+        };
         assert!(obj.check_targets(&bad).is_err());
-        let none = Targets { queries: None, ..ok };
-        assert!(obj.check_targets(&none).unwrap_err().to_string().contains("group"));
+        let none = Targets {
+            queries: None,
+            ..ok
+        };
+        assert!(obj
+            .check_targets(&none)
+            .unwrap_err()
+            .to_string()
+            .contains("group"));
     }
 }

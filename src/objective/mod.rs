@@ -155,9 +155,7 @@ pub fn objective_for(params: &BoosterParams) -> Box<dyn Objective> {
         ObjectiveKind::SquaredError => Box::new(PerRow(SquaredError)),
         ObjectiveKind::BinaryLogloss => Box::new(PerRow(BinaryLogloss)),
         ObjectiveKind::MultiLogloss => Box::new(Softmax::new(params.n_classes)),
-        ObjectiveKind::LambdaRank => {
-            Box::new(LambdaRank::new(params.lambdarank_truncation_level))
-        }
+        ObjectiveKind::LambdaRank => Box::new(LambdaRank::new(params.lambdarank_truncation_level)),
     }
 }
 

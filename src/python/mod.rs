@@ -11,12 +11,12 @@ mod training;
 
 use crate::booster::fit_with;
 use crate::data::TrainingData;
-use crate::trainer::{Observer, RoundReport};
 use crate::error::SbError;
 use crate::group_testing;
 use crate::model::{ImportanceKind, Model};
 use crate::predictor::Predictor;
 use crate::threads;
+use crate::trainer::{Observer, RoundReport};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;

@@ -30,7 +30,7 @@ fn is_boolean(value: &Bound<'_, PyAny>) -> bool {
         || value
             .get_type()
             .name()
-            .is_ok_and(|n| n.to_string() == "bool_" || n.to_string() == "bool")
+            .is_ok_and(|n| n == "bool_" || n == "bool")
 }
 
 /// A real number (an int or a float, not a bool or a string).
