@@ -155,41 +155,69 @@ pub fn bin_matrix(
     })
 }
 
-/// Bin a row-major matrix `x` of shape (n_rows, n_features) with cut
-/// points found before (an evaluation set binned as the training data, so
-/// that a tree's binned splits route its rows as they route the raw
-/// values). `should_stop` is polled per feature.
-pub fn bin_with_mappers(
+/// A matrix binned with cut points found before (an evaluation set, with
+/// the training data's), stored row by row: it is only ever routed through
+/// trees, and a row's bins in one place make that a cache line or two per
+/// row instead of one per tree level.
+#[derive(Debug, Clone)]
+pub struct RowBins {
+    /// Rows.
+    pub n_rows: usize,
+    /// Features.
+    pub n_features: usize,
+    /// Row-major bins: row r is `bins[r*d..(r+1)*d]`.
+    pub bins: Vec<u8>,
+    /// The NaN bin of each feature.
+    pub missing: Vec<u8>,
+}
+
+/// Bin a row-major matrix `x` of shape (n_rows, mappers.len()) with known
+/// cut points, through the lookup tables of [`bin_matrix`]: the same bins
+/// the training binning gives the same values. ±inf is rejected;
+/// `should_stop` is polled per block of rows.
+pub fn bin_rows_with(
     x: &[f64],
     n_rows: usize,
     mappers: &[BinMapper],
     should_stop: &ShouldStop,
-) -> Result<BinnedData> {
-    let n_features = mappers.len();
-    if x.len() != n_rows * n_features {
+) -> Result<RowBins> {
+    let d = mappers.len();
+    if x.len() != n_rows * d {
         return Err(SbError::InvalidInput(format!(
-            "X has {} values, expected {n_rows} x {n_features}",
+            "X has {} values, expected {n_rows} x {d}",
             x.len()
         )));
     }
-    let mut bins = try_filled::<u8>(n_rows * n_features, "the binned matrix")?;
-    if n_rows > 0 {
-        bins.par_chunks_mut(n_rows)
-            .zip(mappers)
+    let mut bins = try_filled::<u8>(n_rows * d, "the binned matrix")?;
+    for start in (0..d).step_by(FEATURE_BLOCK) {
+        let block = start..(start + FEATURE_BLOCK).min(d);
+        let tables: Vec<BinTable> = mappers[block.clone()].iter().map(BinTable::new).collect();
+        bins.par_chunks_mut(ROW_CHUNK * d.max(1))
             .enumerate()
-            .try_for_each(|(f, (column, mapper))| {
+            .try_for_each(|(chunk, out)| {
                 interrupt::check(should_stop)?;
-                for (r, bin) in column.iter_mut().enumerate() {
-                    *bin = mapper.bin(x[r * n_features + f]);
+                for (i, out_row) in out.chunks_mut(d).enumerate() {
+                    let r = chunk * ROW_CHUNK + i;
+                    let values = &x[r * d..(r + 1) * d][block.clone()];
+                    if values.iter().any(|v| v.is_infinite()) {
+                        return Err(SbError::InvalidInput(format!(
+                            "X contains an infinite value in row {r}"
+                        )));
+                    }
+                    for ((bin, &v), table) in
+                        out_row[block.clone()].iter_mut().zip(values).zip(&tables)
+                    {
+                        *bin = table.bin(v);
+                    }
                 }
                 Ok(())
             })?;
     }
-    Ok(BinnedData {
+    Ok(RowBins {
         n_rows,
-        n_features,
+        n_features: d,
         bins,
-        mappers: mappers.to_vec(),
+        missing: mappers.iter().map(BinMapper::missing_bin).collect(),
     })
 }
 
@@ -234,14 +262,28 @@ impl RowMajor<'_> {
         };
         self.columns(features.clone(), sample.iter().copied(), columns)?;
         let mappers = fit(columns, sample.len());
-        let tables = tables(&mappers);
+        self.bin_rows(features, &tables(&mappers), out, columns)?;
+        Ok(mappers)
+    }
+
+    /// Bin every row of `features` with their `tables` into `out`
+    /// (column-major), a chunk of rows at a time; `columns` is space for
+    /// the gathered values.
+    fn bin_rows(
+        &self,
+        features: Range<usize>,
+        tables: &[BinTable],
+        out: &mut [u8],
+        columns: &mut Vec<f64>,
+    ) -> Result<()> {
+        let n = self.n_rows;
         for start in (0..n).step_by(ROW_CHUNK) {
             interrupt::check(self.should_stop)?;
             let rows = start..(start + ROW_CHUNK).min(n);
             self.columns(features.clone(), rows.clone(), columns)?;
-            bin_columns(columns, &tables, out, n, start);
+            bin_columns(columns, tables, out, n, start);
         }
-        Ok(mappers)
+        Ok(())
     }
 
     /// The values of `features` at `rows` into `columns`, column-major (one
@@ -471,6 +513,38 @@ impl BinTable {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn known_cut_points_bin_a_matrix_as_its_own_binning_did() {
+        let mut rng = Rng::new(4);
+        let (n, d) = (3000, 70);
+        let x: Vec<f64> = (0..n * d)
+            .map(|i| match i % 7 {
+                0 => f64::NAN,
+                1 => 0.0,
+                _ => (rng.next_f64() - 0.5) * 1e3,
+            })
+            .collect();
+        // All rows as the sample, and a sample of 500 rows (the others are
+        // binned with tables over cut points they did not shape).
+        for sample_rows in [n, 500] {
+            let binned = bin_matrix(&x, n, d, 255, sample_rows, 1, &never).unwrap();
+            let rows = bin_rows_with(&x, n, &binned.mappers, &never).unwrap();
+            for f in 0..d {
+                let column: Vec<u8> = (0..n).map(|r| rows.bins[r * d + f]).collect();
+                assert_eq!(
+                    column,
+                    binned.column(f),
+                    "sample of {sample_rows}, feature {f}"
+                );
+            }
+        }
+        let mappers = bin_matrix(&x, n, d, 255, n, 1, &never).unwrap().mappers;
+        assert!(bin_rows_with(&x[..10], 1, &mappers, &never).is_err());
+        let mut infinite = x[..d].to_vec();
+        infinite[3] = f64::INFINITY;
+        assert!(bin_rows_with(&infinite, 1, &mappers, &never).is_err());
+    }
+
     use super::*;
     use crate::interrupt::never;
     use crate::rng::Rng;

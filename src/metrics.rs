@@ -9,8 +9,9 @@
 //! weight rows; ranking metrics weight queries by their rows' mean weight.
 
 use crate::error::{Result, SbError};
-use crate::objective::{sigmoid, Softmax, Targets};
-use ndarray::{ArrayView2, Axis};
+use crate::objective::{sigmoid, Targets};
+use ndarray::{ArrayView1, ArrayView2, Axis};
+use rayon::prelude::*;
 
 /// A metric and its parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,48 +119,19 @@ impl Metric {
         let first = || scores.index_axis(Axis(0), 0);
         match self {
             Metric::Rmse => Metric::L2.evaluate(targets, scores).sqrt(),
-            Metric::L2 => mean(y.iter().zip(first()).map(|(t, f)| (t - f) * (t - f)), w),
-            Metric::Logloss => {
-                if scores.nrows() > 1 {
-                    return Metric::MultiLogloss.evaluate(targets, scores);
-                }
-                mean(
-                    y.iter()
-                        .zip(first())
-                        .map(|(&t, &f)| f.max(0.0) + (-f.abs()).exp().ln_1p() - t * f),
-                    w,
-                )
+            Metric::Logloss if scores.nrows() > 1 => Metric::MultiLogloss.evaluate(targets, scores),
+            Metric::MultiLogloss if scores.nrows() == 1 => {
+                Metric::Logloss.evaluate(targets, scores)
             }
-            Metric::MultiLogloss => {
-                if scores.nrows() == 1 {
-                    return Metric::Logloss.evaluate(targets, scores);
-                }
-                mean(
-                    scores.axis_iter(Axis(1)).zip(y).map(|(raw, &t)| {
-                        let max = raw.fold(f64::NEG_INFINITY, |m, &f| m.max(f));
-                        let sum: f64 = raw.iter().map(|f| (f - max).exp()).sum();
-                        max + sum.ln() - raw[t as usize]
-                    }),
-                    w,
-                )
-            }
-            Metric::Error => {
-                let wrong = |(i, &t): (usize, &f64)| {
-                    let predicted = if scores.nrows() == 1 {
-                        (sigmoid(scores[[0, i]]) > 0.5) as usize as f64
-                    } else {
-                        let col = scores.column(i);
-                        let mut p = vec![0.0; col.len()];
-                        Softmax::probabilities(col.iter().copied(), &mut p);
-                        arg_max(&p) as f64
-                    };
-                    if predicted == t {
-                        0.0
-                    } else {
-                        1.0
-                    }
-                };
-                mean(y.iter().enumerate().map(wrong), w)
+            Metric::L2 | Metric::Logloss | Metric::MultiLogloss | Metric::Error => {
+                // Rows in parallel, summed in row order: the same value
+                // whatever the number of threads.
+                let per_row: Vec<f64> = (0..y.len())
+                    .into_par_iter()
+                    .with_min_len(1024)
+                    .map(|i| self.row_value(y[i], scores.column(i)))
+                    .collect();
+                mean(per_row.into_iter(), w)
             }
             Metric::Auc => auc(y, first().as_slice().expect("standard layout"), w),
             Metric::Ndcg(_) | Metric::Map(_) | Metric::Mrr => {
@@ -171,6 +143,46 @@ impl Metric {
                     _ => mrr(yq, sq),
                 })
             }
+        }
+    }
+}
+
+impl Metric {
+    /// A pointwise metric's value at one row of label `t` and raw scores
+    /// `raw` (K of them).
+    fn row_value(&self, t: f64, raw: ArrayView1<f64>) -> f64 {
+        match self {
+            Metric::L2 => (t - raw[0]) * (t - raw[0]),
+            Metric::Logloss => {
+                let f = raw[0];
+                f.max(0.0) + (-f.abs()).exp().ln_1p() - t * f
+            }
+            Metric::MultiLogloss => {
+                let max = raw.fold(f64::NEG_INFINITY, |m, &f| m.max(f));
+                let sum: f64 = raw.iter().map(|f| (f - max).exp()).sum();
+                max + sum.ln() - raw[t as usize]
+            }
+            Metric::Error => {
+                let predicted = if raw.len() == 1 {
+                    (sigmoid(raw[0]) > 0.5) as usize
+                } else {
+                    // The first of the largest scores: the arg max of the
+                    // softmax probabilities.
+                    let mut best = 0;
+                    for (k, &f) in raw.iter().enumerate() {
+                        if f > raw[best] {
+                            best = k;
+                        }
+                    }
+                    best
+                };
+                if predicted as f64 == t {
+                    0.0
+                } else {
+                    1.0
+                }
+            }
+            _ => unreachable!("not a pointwise metric"),
         }
     }
 }
@@ -212,16 +224,6 @@ fn mean(values: impl Iterator<Item = f64>, weights: Option<&[f64]>) -> f64 {
             .enumerate()
             .map(|(i, v)| (v, weights.map_or(1.0, |w| w[i]))),
     )
-}
-
-fn arg_max(v: &[f64]) -> usize {
-    let mut best = 0;
-    for (i, &x) in v.iter().enumerate() {
-        if x > v[best] {
-            best = i;
-        }
-    }
-    best
 }
 
 /// The gain of relevance label `l`: `2^l − 1`.

@@ -13,7 +13,7 @@
 //! decided, and a [`RoundReport`] goes to the observer, which may stop the
 //! fit too.
 
-use crate::binning::BinnedData;
+use crate::binning::{BinnedData, RowBins};
 use crate::data::{bin_training_data, TrainingData};
 use crate::error::{Result, SbError};
 use crate::grower::{GrownTree, TreeGrower};
@@ -23,8 +23,9 @@ use crate::model::Model;
 use crate::objective::{Objective, Targets};
 use crate::params::{BoosterParams, ObjectiveKind};
 use crate::sampling::{draw_sample, job_rng};
-use crate::scores::{add_tree, update_scores, Population as Rows};
+use crate::scores::{add_trees, update_scores, Population as Rows};
 use crate::selection::Selection;
+use crate::tree::Tree;
 use crate::units::Units;
 use ndarray::{Array2, ArrayView2, Axis};
 use std::ops::Range;
@@ -252,6 +253,8 @@ pub(crate) fn train(
             gradients(objective, pop, scores.view(), &mut grad, &mut hess);
         }
         let mut grew = false;
+        // The round's trees, added to the evaluation sets together.
+        let mut round_trees: Vec<(Job, Tree)> = Vec::new();
         for (j, job) in jobs.iter().enumerate() {
             interrupt::check(should_stop)?;
             let pop = &populations[job.population];
@@ -279,8 +282,8 @@ pub(crate) fn train(
             }
             let out = scores.row_mut(job.output).into_slice().unwrap();
             update_scores(out, &grown, &binned, pop.as_rows(), subsampled);
-            for eval in &mut evals {
-                eval.add(job, &grown.tree, &units);
+            if !evals.is_empty() {
+                round_trees.push((*job, grown.tree.clone()));
             }
             let loss = match pop.rows {
                 None => objective.loss(&pop.targets(), scores.view()),
@@ -290,6 +293,9 @@ pub(crate) fn train(
         }
         if !grew {
             break;
+        }
+        for eval in &mut evals {
+            eval.add_round(&round_trees, &units);
         }
         history.rounds = round + 1;
         for (m, model) in models.iter().enumerate() {
@@ -412,7 +418,7 @@ fn mean_train_loss(
 /// An evaluation set during the fit: binned, with scores in user units.
 struct EvalState<'a> {
     set: &'a EvalSet<'a>,
-    binned: BinnedData,
+    binned: RowBins,
     /// (K, m) raw scores in the user's units.
     scores: Array2<f64>,
     /// Rows of each model (multitask: of each task), `None` for all.
@@ -428,8 +434,7 @@ impl<'a> EvalState<'a> {
         units: &Units,
         should_stop: &ShouldStop,
     ) -> Result<Self> {
-        let binned =
-            crate::binning::bin_with_mappers(set.x, set.n_rows, &train.mappers, should_stop)?;
+        let binned = crate::binning::bin_rows_with(set.x, set.n_rows, &train.mappers, should_stop)?;
         let k = base_scores[0].len();
         let mut scores = Array2::zeros((k, set.n_rows));
         let model_rows: Vec<Option<Vec<u32>>> = match set.task {
@@ -471,10 +476,25 @@ impl<'a> EvalState<'a> {
         })
     }
 
-    fn add(&mut self, job: &Job, tree: &crate::tree::Tree, units: &Units) {
-        let out = self.scores.row_mut(job.output).into_slice().unwrap();
-        let rows = self.model_rows[job.model].as_deref();
-        add_tree(out, tree, &self.binned, rows, |v| units.output(v));
+    /// Add a round's trees to the scores: all of them in one pass over the
+    /// rows when every model scores every row, else job by job.
+    fn add_round(&mut self, trees: &[(Job, Tree)], units: &Units) {
+        let convert = |v| units.output(v);
+        if self.model_rows.iter().all(Option::is_none) {
+            let outputs: Vec<(usize, &Tree)> = trees.iter().map(|(j, t)| (j.output, t)).collect();
+            add_trees(&mut self.scores, &outputs, &self.binned, None, convert);
+        } else {
+            for (job, tree) in trees {
+                let rows = self.model_rows[job.model].as_deref();
+                add_trees(
+                    &mut self.scores,
+                    &[(job.output, tree)],
+                    &self.binned,
+                    rows,
+                    convert,
+                );
+            }
+        }
     }
 
     /// Each metric: over all rows, or (multitask) the mean over tasks

@@ -131,10 +131,13 @@ impl<P: Pointwise> Objective for PerRow<P> {
 
     fn loss(&self, targets: &Targets, scores: ArrayView2<f64>) -> f64 {
         let raw = row(&scores, 0);
+        // Rows in parallel, summed in row order (the same whatever the
+        // number of threads).
         let per_row: Vec<f64> = targets
             .y
-            .iter()
+            .par_iter()
             .zip(raw)
+            .with_min_len(4096)
             .map(|(&t, &f)| self.0.row_loss(t, f))
             .collect();
         weighted_mean(&per_row, targets.weights)

@@ -10,7 +10,7 @@
 
 use super::{Objective, Targets, MIN_HESSIAN};
 use crate::error::{Result, SbError};
-use ndarray::{ArrayView2, ArrayViewMut2, Axis, Zip};
+use ndarray::{ArrayView2, ArrayViewMut2, Zip};
 use rayon::prelude::*;
 
 /// Softmax over `n_classes` outputs; labels are class indices 0..K.
@@ -97,13 +97,15 @@ impl Objective for Softmax {
 
     /// Mean `log Σ_j e^{f_j} − f_y`, computed without overflow.
     fn loss(&self, targets: &Targets, scores: ArrayView2<f64>) -> f64 {
-        let per_row: Vec<f64> = scores
-            .axis_iter(Axis(1))
-            .zip(targets.y)
-            .map(|(raw, &y)| {
+        // Rows in parallel, summed in row order.
+        let per_row: Vec<f64> = (0..targets.len())
+            .into_par_iter()
+            .with_min_len(1024)
+            .map(|i| {
+                let raw = scores.column(i);
                 let max = raw.fold(f64::NEG_INFINITY, |m, &f| m.max(f));
                 let sum: f64 = raw.iter().map(|f| (f - max).exp()).sum();
-                (max + sum.ln() - raw[y as usize]).max(0.0)
+                (max + sum.ln() - raw[targets.y[i] as usize]).max(0.0)
             })
             .collect();
         super::weighted_mean(&per_row, targets.weights)
@@ -113,7 +115,7 @@ impl Objective for Softmax {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::Array2;
+    use ndarray::{Array2, Axis};
 
     fn targets(y: &[f64]) -> Targets<'_> {
         Targets {
