@@ -78,6 +78,10 @@ pub struct BinnedData {
     pub bins: Vec<u8>,
     /// The cut points of each feature, length d.
     pub mappers: Vec<BinMapper>,
+    /// Whether a quarter of the rows or more share one bin of a feature
+    /// (mostly-zero and few-valued features), length d: their histograms
+    /// are accumulated in interleaved copies (see [`crate::histogram`]).
+    pub skewed: Vec<bool>,
 }
 
 impl BinnedData {
@@ -147,12 +151,32 @@ pub fn bin_matrix(
             })
             .collect();
     }
+    let skewed = skewed_columns(&bins, n_rows);
     Ok(BinnedData {
         n_rows,
         n_features,
         bins,
         mappers: all,
+        skewed,
     })
+}
+
+/// For each column of `bins` (column-major, `n_rows` each): whether a
+/// quarter of its rows or more share one bin.
+fn skewed_columns(bins: &[u8], n_rows: usize) -> Vec<bool> {
+    if n_rows == 0 {
+        return vec![false; 0];
+    }
+    bins.par_chunks(n_rows)
+        .map(|column| {
+            let mut counts = [0u32; 256];
+            for &b in column {
+                counts[b as usize] += 1;
+            }
+            let most = counts.iter().copied().max().unwrap_or(0) as usize;
+            4 * most >= n_rows
+        })
+        .collect()
 }
 
 /// A matrix binned with cut points found before (an evaluation set, with

@@ -95,3 +95,23 @@ def test_bad_best_iteration_fields_are_named(tmp_path, synthetic_regression, key
     path.write_text(json.dumps(document))
     with pytest.raises(ValueError, match=f"fitted.{key}"):
         sparseboost.load_model(path)
+
+
+def test_version_1_model_files_still_load(synthetic_regression):
+    # A version 1 engine model: one output, base_score a number, trees
+    # without "output".
+    X, y, X_test, _ = synthetic_regression
+    model = SparseBoostRegressor(n_estimators=5, random_state=0).fit(X, y)
+    document = json.loads(model._model.to_json())
+    assert document["version"] == 2 and document["n_outputs"] == 1
+    document["version"] = 1
+    document["base_score"] = document["base_score"][0]
+    del document["n_outputs"]
+    for tree in document["trees"]:
+        del tree["output"]
+    old = sparseboost._core.Model.from_json(json.dumps(document))
+    assert np.array_equal(old.predict_raw(X_test, 1), model._model.predict_raw(X_test, 1))
+    # A version 1 file cannot claim several outputs.
+    document["trees"][0]["output"] = 1
+    with pytest.raises(ValueError, match=r"trees\[0\].output"):
+        sparseboost._core.Model.from_json(json.dumps(document))

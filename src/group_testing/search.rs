@@ -53,7 +53,8 @@ pub fn pseudo_feature_gain<W: SumWord>(values: &[W], node: &GroupTestNode) -> f6
     // The last slot is the (empty) NaN bin the split finder expects.
     let mut hist = [HistBin::default(); MAX_PSEUDO_BINS as usize + 1];
     let hist = &mut hist[..n_bins as usize + 1];
-    fill_bins(hist, values.iter().map(|&z| to_bin(z)), node.grads);
+    // Pseudo-feature sums spread over their bins: no interleaved copies.
+    fill_bins(hist, values.iter().map(|&z| to_bin(z)), node.grads, false);
     best_split_of_feature(0, hist, node.stats, &node.constraints).map_or(0.0, |s| s.gain)
 }
 
