@@ -82,6 +82,10 @@ pub struct BinnedData {
     /// (mostly-zero and few-valued features), length d: their histograms
     /// are accumulated in interleaved copies (see [`crate::histogram`]).
     pub skewed: Vec<bool>,
+    /// Whether a feature's rows fall in two bins at least, length d: a
+    /// constant feature (all zero, say) can never split, so no node builds
+    /// its histogram.
+    pub splittable: Vec<bool>,
 }
 
 impl BinnedData {
@@ -151,21 +155,23 @@ pub fn bin_matrix(
             })
             .collect();
     }
-    let skewed = skewed_columns(&bins, n_rows);
+    let (skewed, splittable) = column_shapes(&bins, n_rows, n_features);
     Ok(BinnedData {
         n_rows,
         n_features,
         bins,
         mappers: all,
         skewed,
+        splittable,
     })
 }
 
 /// For each column of `bins` (column-major, `n_rows` each): whether a
-/// quarter of its rows or more share one bin.
-fn skewed_columns(bins: &[u8], n_rows: usize) -> Vec<bool> {
+/// quarter of its rows or more share one bin, and whether it has rows in
+/// two bins at least (else no split can use it).
+fn column_shapes(bins: &[u8], n_rows: usize, n_features: usize) -> (Vec<bool>, Vec<bool>) {
     if n_rows == 0 {
-        return vec![false; 0];
+        return (vec![false; n_features], vec![false; n_features]);
     }
     bins.par_chunks(n_rows)
         .map(|column| {
@@ -174,9 +180,10 @@ fn skewed_columns(bins: &[u8], n_rows: usize) -> Vec<bool> {
                 counts[b as usize] += 1;
             }
             let most = counts.iter().copied().max().unwrap_or(0) as usize;
-            4 * most >= n_rows
+            let occupied = counts.iter().filter(|&&c| c > 0).count();
+            (4 * most >= n_rows, occupied >= 2)
         })
-        .collect()
+        .unzip()
 }
 
 /// A matrix binned with cut points found before (an evaluation set, with
@@ -537,6 +544,22 @@ impl BinTable {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn constant_and_mostly_one_value_columns_are_flagged() {
+        let n = 100;
+        // Columns: constant 0; constant with NaNs; 30% zeros; all distinct.
+        let x: Vec<f64> = (0..n)
+            .flat_map(|r| {
+                let nan_or_zero = if r % 2 == 0 { f64::NAN } else { 0.0 };
+                let some_zeros = if r % 10 < 3 { 0.0 } else { r as f64 };
+                [0.0, nan_or_zero, some_zeros, r as f64]
+            })
+            .collect();
+        let binned = bin_matrix(&x, n, 4, 255, n, 0, &never).unwrap();
+        assert_eq!(binned.splittable, [false, true, true, true]);
+        assert_eq!(binned.skewed, [true, true, true, false]);
+    }
+
     #[test]
     fn known_cut_points_bin_a_matrix_as_its_own_binning_did() {
         let mut rng = Rng::new(4);

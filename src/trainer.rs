@@ -261,7 +261,7 @@ pub(crate) fn train(
             let mut rng = job_rng(params.seed, round, j);
             let (positions, mut features) =
                 draw_sample(&mut rng, pop.len(), d, pop.queries.as_deref(), params);
-            features.retain(|&f| selection.allows(job.model, f));
+            features.retain(|&f| binned.splittable[f] && selection.allows(job.model, f));
             let rows = pop.rows_at(positions);
             let (g, h) = (grad.row(job.output), hess.row(job.output));
             let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());

@@ -98,3 +98,14 @@ def test_max_depth_and_max_leaves_bound_the_trees(synthetic_regression):
     model = SparseBoostRegressor(n_estimators=5, max_leaves=5).fit(X, y)
     trees = json.loads(model._model.to_json())["trees"]
     assert max(sum(n["is_leaf"] for n in t["nodes"]) for t in trees) == 5
+
+
+def test_constant_columns_change_nothing(synthetic_regression):
+    # Constant features can never split; the engine skips their histograms.
+    X, y, X_test, _ = synthetic_regression
+    padded = np.hstack([X, np.zeros((len(X), 30)), np.full((len(X), 5), 7.0)])
+    plain = SparseBoostRegressor(n_estimators=20, random_state=0).fit(X, y)
+    wide = SparseBoostRegressor(n_estimators=20, random_state=0).fit(padded, y)
+    test = np.hstack([X_test, np.zeros((len(X_test), 35))])
+    assert np.array_equal(plain.predict(X_test), wide.predict(test))
+    assert np.array_equal(plain.selected_features_, wide.selected_features_)

@@ -86,9 +86,12 @@ def test_early_stopping_without_eval_set_holds_out_a_fraction(regression):
     assert model.best_iteration_ is not None and model.n_trees_ < 500
     # Inside a pipeline and a grid search (no way to pass an eval_set there).
     search = GridSearchCV(
-        make_pipeline(StandardScaler(), SparseBoostRegressor(
-            n_estimators=200, early_stopping_rounds=5, validation_fraction=0.2, random_state=0
-        )),
+        make_pipeline(
+            StandardScaler(),
+            SparseBoostRegressor(
+                n_estimators=200, early_stopping_rounds=5, validation_fraction=0.2, random_state=0
+            ),
+        ),
         {"sparseboostregressor__learning_rate": [0.3, 0.6]},
         cv=2,
     ).fit(X, y)

@@ -78,8 +78,11 @@ def test_unfitted_or_foreign_files_are_rejected(tmp_path):
         ("best_iteration_", -1),
         ("best_iteration_", 2.5),
         ("best_iteration_", True),
+        ("best_iteration_", 3),
+        ("best_iteration_", 10**30),
         ("best_score_", float("nan")),
         ("best_score_", "0.3"),
+        ("best_score_", 10**400),
     ],
 )
 def test_bad_best_iteration_fields_are_named(tmp_path, synthetic_regression, key, value):

@@ -1,5 +1,7 @@
 """SparseBoostSelector in pipelines, and scikit-learn's checks on it."""
 
+import numpy as np
+import pytest
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -35,3 +37,19 @@ def test_default_estimator_follows_the_target(synthetic_classification):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_the_booster_records_the_selectors_feature_names():
+    # Found by the long hypothesis profile: the selector passed its booster a
+    # bare array, so the booster's predict accepted a DataFrame with other
+    # column names that the selector's transform rejected.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.random((60, 3)), columns=["a", "b", "c"])
+    selector = SparseBoostSelector().fit(X, np.arange(60) % 4)
+    assert list(selector.estimator_.feature_names_in_) == ["a", "b", "c"]
+    renamed = X.rename(columns={"a": "z"})
+    with pytest.raises(ValueError, match="feature names"):
+        selector.transform(renamed)
+    with pytest.raises(ValueError, match="feature names"):
+        selector.estimator_.predict(renamed)

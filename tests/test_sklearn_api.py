@@ -11,7 +11,6 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sparseboost import SparseBoostClassifier, SparseBoostRegressor
 
 
-
 def expected_failures(estimator):
     return {
         # Bins are cut on unweighted rows (zero-weight rows included) and

@@ -262,8 +262,17 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         _core.check_params(self._engine_params(draw_seed=False), self.n_features_in_)
         _training.check_early_stopping(self)
 
-    def _fit(self, X, y, sample_weight, *, group=None, eval_set=None, eval_sample_weight=None,
-             eval_group=None):
+    def _fit(
+        self,
+        X,
+        y,
+        sample_weight,
+        *,
+        group=None,
+        eval_set=None,
+        eval_sample_weight=None,
+        eval_group=None,
+    ):
         _training.check_early_stopping(self)
         X, y, sample_weight = check_fit_input(self, X, y, sample_weight, labels=self._labels)
         if self._ranking:
@@ -276,7 +285,9 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
             self, eval_set, eval_sample_weight, eval_group, self._encode_eval_target
         )
         if self._ranking and evals and eval_group is None:
-            raise ValueError("eval_group is required with an eval_set (the query sizes of each set)")
+            raise ValueError(
+                "eval_group is required with an eval_set (the query sizes of each set)"
+            )
         if not evals and self.early_stopping_rounds is not None:
             train, valid, group, valid_group = _training.holdout(
                 self, y, params["seed"], stratify=self._labels, group=group

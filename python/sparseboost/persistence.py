@@ -40,6 +40,7 @@ naming the field.
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import os
 import tempfile
@@ -219,6 +220,38 @@ class _Fields:
         return labels
 
 
+def _best_round(fields, fitted, engine_model):
+    """``fitted.best_iteration_`` (null, or a round with a tree: an int in
+    [0, number of trees)) and ``fitted.best_score_`` (null or finite)."""
+    tasks = getattr(engine_model, "tasks", [engine_model])
+    n_trees = sum(m.n_trees for m in tasks)
+    best_iteration = fitted.get("best_iteration_")
+    if best_iteration is not None and (
+        isinstance(best_iteration, bool)
+        or not isinstance(best_iteration, int)
+        or not 0 <= best_iteration < n_trees
+    ):
+        fields.fail(
+            "fitted.best_iteration_",
+            f"must be null or an int in [0, {n_trees}) (a round with a tree), "
+            f"got {best_iteration!r}",
+        )
+    best_score = fitted.get("best_score_")
+    if best_score is None:
+        return best_iteration, None
+    try:
+        finite = (
+            isinstance(best_score, (int, float))
+            and not isinstance(best_score, bool)
+            and math.isfinite(float(best_score))
+        )
+    except (TypeError, ValueError, OverflowError):
+        finite = False
+    if not finite:
+        fields.fail("fitted.best_score_", f"must be a finite number or null, got {best_score!r}")
+    return best_iteration, float(best_score)
+
+
 def load_model(path):
     """Read an estimator written by ``save_model``; it predicts exactly as
     the saved one did. Raises ``ValueError`` naming the field of a file that
@@ -302,20 +335,7 @@ def load_model(path):
                 "fitted.tasks_",
                 f"has {len(estimator.tasks_)} labels for {engine_model.n_tasks} tasks",
             )
-    best_iteration = fitted.get("best_iteration_")
-    if best_iteration is not None and (
-        isinstance(best_iteration, bool) or not isinstance(best_iteration, int) or best_iteration < 0
-    ):
-        fields.fail("fitted.best_iteration_", f"must be an int >= 0 or null, got {best_iteration!r}")
-    best_score = fitted.get("best_score_")
-    if best_score is not None and (
-        isinstance(best_score, bool)
-        or not isinstance(best_score, (int, float))
-        or not np.isfinite(best_score)
-    ):
-        fields.fail("fitted.best_score_", f"must be a finite number or null, got {best_score!r}")
-    estimator.best_iteration_ = best_iteration
-    estimator.best_score_ = None if best_score is None else float(best_score)
+    estimator.best_iteration_, estimator.best_score_ = _best_round(fields, fitted, engine_model)
     estimator._model = engine_model
     try:
         estimator._check_params()

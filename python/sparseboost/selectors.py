@@ -47,14 +47,17 @@ class SparseBoostSelector(MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimato
                 "estimator must be a SparseBoostRegressor or SparseBoostClassifier (or None), "
                 f"got {self.estimator!r}"
             )
-        X = check_X(self, X, reset=True)
+        checked = check_X(self, X, reset=True)
         if self.estimator is None:
             with naming("y"):
                 is_labels = type_of_target(y) in ("binary", "multiclass")
             estimator = SparseBoostClassifier() if is_labels else SparseBoostRegressor()
         else:
             estimator = clone(self.estimator)
-        # The booster checks y and the fit parameters.
+        # The booster checks y and the fit parameters. It gets X as given,
+        # so that it records the same feature names as the selector (and
+        # its predict accepts exactly what transform accepts).
+        del checked
         self.estimator_ = estimator.fit(X, y, **fit_params)
         return self
 
