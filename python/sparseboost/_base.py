@@ -289,12 +289,10 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
                 "eval_group is required with an eval_set (the query sizes of each set)"
             )
         if not evals and self.early_stopping_rounds is not None:
-            train, valid, group, valid_group = _training.holdout(
-                self, y, params["seed"], stratify=self._labels, group=group
+            strata = y if self._labels else None
+            (X, y, sample_weight, group, _), evals = _training.hold_out(
+                self, params["seed"], X, y, sample_weight, strata=strata, group=group
             )
-            weight = lambda rows: None if sample_weight is None else sample_weight[rows]  # noqa: E731
-            evals = [(X[valid], y[valid], weight(valid), valid_group, None)]
-            X, y, sample_weight = X[train], y[train], weight(train)
         names = [f"validation_{s}" for s in range(len(evals))]
         callback = _training.round_callback(self, names, _core.eval_metric_names(params))
         self._model, history = _core.fit(

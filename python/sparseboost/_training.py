@@ -111,36 +111,62 @@ def check_group(group, n_rows: int, arg: str = "group") -> np.ndarray:
     return np.ascontiguousarray(sizes, dtype=np.uintp)
 
 
-def holdout(estimator, y, seed: int, *, stratify: bool, group=None):
-    """Rows for training and for validation when early stopping has no
-    ``eval_set``: ``validation_fraction`` of the rows at random (stratified
-    by class when every class has 2 rows or more), or of the queries."""
+def hold_out(estimator, seed: int, X, y, sample_weight, *, strata=None, group=None, task=None):
+    """Early stopping without ``eval_set``: ``validation_fraction`` of the
+    rows (stratified by ``strata`` when every stratum has 2 rows or more),
+    or of the queries of ``group``, drawn with ``seed``. Returns the
+    training part ``(X, y, sample_weight, group, task)`` and the evaluation
+    sets (the held-out part, as the engine takes them)."""
+    train, valid, train_group, valid_group = _holdout_rows(
+        estimator.validation_fraction, len(y), seed, strata, group
+    )
+
+    def part(rows):
+        return (
+            X[rows],
+            y[rows],
+            None if sample_weight is None else sample_weight[rows],
+            None if task is None else np.ascontiguousarray(task[rows], dtype=np.uintp),
+        )
+
+    X_v, y_v, w_v, task_v = part(valid)
+    X_t, y_t, w_t, task_t = part(train)
+    return (X_t, y_t, w_t, train_group, task_t), [(X_v, y_v, w_v, valid_group, task_v)]
+
+
+def _holdout_rows(fraction, n_rows, seed, strata, group):
+    """(training rows, validation rows, their query sizes or None)."""
     from sklearn.model_selection import train_test_split
 
-    fraction = estimator.validation_fraction
     rng = np.random.RandomState(seed % 2**32)
     if group is not None:
         group = group.astype(np.int64)
-        queries = np.arange(len(group))
-        if len(queries) < 2:
+        if len(group) < 2:
             raise ValueError("early stopping without eval_set needs at least 2 queries in group")
-        train_q, valid_q = train_test_split(queries, test_size=fraction, random_state=rng)
-        starts = np.concatenate([[0], np.cumsum(group)[:-1]])
-        rows = lambda qs: np.concatenate(  # noqa: E731
-            [np.arange(starts[q], starts[q] + group[q]) for q in np.sort(qs)]
+        train_q, valid_q = train_test_split(
+            np.arange(len(group)), test_size=fraction, random_state=rng
         )
-        sizes = lambda qs: np.ascontiguousarray(group[np.sort(qs)], dtype=np.uintp)  # noqa: E731
+        train_q, valid_q = np.sort(train_q), np.sort(valid_q)
+        starts = np.concatenate([[0], np.cumsum(group)[:-1]])
+
+        def rows(queries):
+            return np.concatenate([np.arange(starts[q], starts[q] + group[q]) for q in queries])
+
+        def sizes(queries):
+            return np.ascontiguousarray(group[queries], dtype=np.uintp)
+
         return rows(train_q), rows(valid_q), sizes(train_q), sizes(valid_q)
-    rows = np.arange(len(y))
-    if len(rows) < 2:
+    if n_rows < 2:
         raise ValueError("early stopping without eval_set needs at least 2 rows")
-    strata = None
-    if stratify:
-        _, counts = np.unique(y, return_counts=True)
-        n_valid = int(np.ceil(fraction * len(y)))
-        if counts.min() >= 2 and len(counts) <= n_valid <= len(y) - len(counts):
-            strata = y
-    train, valid = train_test_split(rows, test_size=fraction, random_state=rng, stratify=strata)
+    stratify = None
+    if strata is not None:
+        _, counts = np.unique(strata, return_counts=True)
+        n_valid = int(np.ceil(fraction * n_rows))
+        if counts.min() >= 2 and len(counts) <= n_valid <= n_rows - len(counts):
+            stratify = strata
+    train, valid = train_test_split(
+        np.arange(n_rows), test_size=fraction, random_state=rng, stratify=stratify
+    )
     return np.sort(train), np.sort(valid), None, None
 
 

@@ -162,10 +162,9 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
         )
         if not evals and self.early_stopping_rounds is not None:
             # Stratified by task, so that every task is scored.
-            train, valid, _, _ = _training.holdout(self, codes, params["seed"], stratify=True)
-            weight = lambda rows: None if sample_weight is None else sample_weight[rows]  # noqa: E731
-            evals = [(X[valid], y[valid], weight(valid), None, codes[valid].astype(np.uintp))]
-            X, y, codes, sample_weight = X[train], y[train], codes[train], weight(train)
+            (X, y, sample_weight, _, codes), evals = _training.hold_out(
+                self, params["seed"], X, y, sample_weight, strata=codes, task=codes
+            )
         names = [f"validation_{s}" for s in range(len(evals))]
         callback = _training.round_callback(self, names, _core.eval_metric_names(params))
         self._model, history = _core.fit_multitask(
