@@ -31,9 +31,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.exceptions import NotFittedError
-
 import sparseboost
+from sklearn.exceptions import NotFittedError
 
 # -- profiles and counters ---------------------------------------------------
 

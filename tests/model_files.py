@@ -15,7 +15,6 @@ import sys
 import time
 
 import numpy as np
-
 from contract import TESTS_DIR, example, names_any, tally, tmp_path
 
 # -- model files ---------------------------------------------------------------

@@ -3,9 +3,6 @@ sample_weight (see contract.py for the contract)."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from sparseboost import SparseBoostClassifier, SparseBoostRegressor, SparseBoostSelector
 from contract import (
     ContractViolation,
     as_float_matrix,
@@ -18,8 +15,11 @@ from contract import (
     rows_of,
     tally,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from parameter_strategies import FAST
+from sparseboost import SparseBoostClassifier, SparseBoostRegressor, SparseBoostSelector
 from strategies import (
-    FAST,
     any_X,
     class_labels,
     float_matrix,
@@ -229,8 +229,8 @@ SELECTOR_ESTIMATORS = [
 @given(data=st.data())
 def test_selector_accepts_its_estimator_or_names_it(data):
     example()
-    from sparseboost import MultiTaskSparseBoostRegressor
     from sklearn.linear_model import LinearRegression
+    from sparseboost import MultiTaskSparseBoostRegressor
 
     inner = data.draw(
         st.sampled_from(

@@ -3,9 +3,6 @@ sample_weight, and predict with any task labels (see strategies.py)."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from sparseboost import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor
 from contract import (
     ContractViolation,
     attempt,
@@ -16,8 +13,11 @@ from contract import (
     rows_of,
     tally,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from parameter_strategies import FAST
+from sparseboost import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor
 from strategies import (
-    FAST,
     any_X,
     class_labels,
     classes_for,

@@ -11,8 +11,19 @@ import numpy as np
 import pandas as pd
 import pytest
 import sparseboost
+from contract import ContractViolation, attempt, budget, check_fitted, example, tally, tmp_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from model_files import parameter_case_in_subprocess
+from parameter_strategies import (
+    FAST,
+    SCALAR_PARAMETERS,
+    feature_bags_values,
+    feature_costs_values,
+    parameter_values,
+    task_feature_masks,
+    valid_params,
+)
 from sparseboost import (
     MultiTaskSparseBoostClassifier,
     MultiTaskSparseBoostRegressor,
@@ -21,20 +32,7 @@ from sparseboost import (
 )
 from sparseboost.__main__ import main
 from sparseboost.datasets import make_multitask, make_synthetic
-from contract import ContractViolation, attempt, budget, check_fitted, example, tally, tmp_path
-from model_files import parameter_case_in_subprocess
-from strategies import (
-    FAST,
-    SCALAR_PARAMETERS,
-    classes_for,
-    feature_bags_values,
-    feature_costs_values,
-    float_matrix,
-    good_d,
-    parameter_values,
-    task_feature_masks,
-    valid_params,
-)
+from strategies import classes_for, estimator_classes, float_matrix, good_d
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -135,17 +133,7 @@ def test_any_multitask_parameter_value_is_accepted_or_named(data):
 @given(data=st.data())
 def test_same_int_random_state_gives_the_same_model_with_1_and_2_threads(data):
     example()
-    cls = data.draw(
-        st.sampled_from(
-            [
-                SparseBoostRegressor,
-                SparseBoostClassifier,
-                MultiTaskSparseBoostRegressor,
-                MultiTaskSparseBoostClassifier,
-            ]
-        ),
-        label="estimator",
-    )
+    cls = data.draw(estimator_classes, label="estimator")
     multitask = cls.__name__.startswith("MultiTask")
     params = data.draw(valid_params(multitask=multitask), label="params")
     n = data.draw(st.integers(8, 60), label="n")

@@ -12,15 +12,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import sparseboost
-from hypothesis import Phase, given, settings
-from hypothesis import strategies as st
-from sklearn.base import clone
-from sparseboost import (
-    MultiTaskSparseBoostClassifier,
-    MultiTaskSparseBoostRegressor,
-    SparseBoostClassifier,
-    SparseBoostRegressor,
-)
 from contract import (
     ContractViolation,
     attempt,
@@ -31,8 +22,18 @@ from contract import (
     tally,
     tmp_path,
 )
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
 from model_files import ModelFileWorker, check_worker_results, get_path, leaf_paths, path_names
-from strategies import classes_for, float_matrix, good_d, valid_params
+from parameter_strategies import valid_params
+from sklearn.base import clone
+from sparseboost import (
+    MultiTaskSparseBoostClassifier,
+    MultiTaskSparseBoostRegressor,
+    SparseBoostClassifier,
+    SparseBoostRegressor,
+)
+from strategies import classes_for, estimator_classes, float_matrix, good_d
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -61,17 +62,7 @@ TASKS = [
 @given(data=st.data())
 def test_save_load_and_pickle_are_exact_and_the_loaded_estimator_refits(data):
     example()
-    cls = data.draw(
-        st.sampled_from(
-            [
-                SparseBoostRegressor,
-                SparseBoostClassifier,
-                MultiTaskSparseBoostRegressor,
-                MultiTaskSparseBoostClassifier,
-            ]
-        ),
-        label="estimator",
-    )
+    cls = data.draw(estimator_classes, label="estimator")
     multitask = cls.__name__.startswith("MultiTask")
     params = data.draw(valid_params(multitask=multitask), label="params")
     n = data.draw(st.integers(12, 60), label="n")

@@ -8,6 +8,8 @@ import os
 import numpy as np
 import pytest
 import sparseboost
+from contract import attempt, check_predictions, names_any, tmp_path
+from model_files import ModelFileWorker, check_worker_results, parameter_case_in_subprocess
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sparseboost import (
@@ -19,9 +21,7 @@ from sparseboost import (
     _core,
 )
 from sparseboost.datasets import make_multitask, make_synthetic
-from contract import attempt, check_predictions, names_any, tmp_path
-from model_files import ModelFileWorker, check_worker_results, parameter_case_in_subprocess
-from strategies import classes_for
+from strategies import ALL_ESTIMATORS, classes_for
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -30,12 +30,7 @@ X = RNG.random((40, 4))
 Y = X[:, 0] * 3 + np.sin(4 * X[:, 1])
 TASK = np.arange(40) % 2
 SMALL = {"n_estimators": 3, "min_samples_leaf": 3, "random_state": 0, "n_jobs": 1}
-ALL = [
-    SparseBoostRegressor,
-    SparseBoostClassifier,
-    MultiTaskSparseBoostRegressor,
-    MultiTaskSparseBoostClassifier,
-]
+ALL = ALL_ESTIMATORS
 
 
 def fit_args(cls, y=None):
