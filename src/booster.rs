@@ -39,7 +39,6 @@ pub fn fit_with(
     params.validate()?;
     data.validate()?;
     params.validate_for(data.n_features)?;
-    trainer::metrics_for(params)?;
     let objective = objective_for(params);
     let queries = data.queries();
     let targets = Targets {

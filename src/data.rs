@@ -112,17 +112,20 @@ impl TrainingData<'_> {
 
     /// The queries as consecutive row ranges (ranking), else `None`.
     pub fn queries(&self) -> Option<Vec<Range<usize>>> {
-        self.group_sizes.map(|sizes| {
-            let mut start = 0;
-            sizes
-                .iter()
-                .map(|&len| {
-                    start += len;
-                    start - len..start
-                })
-                .collect()
-        })
+        self.group_sizes.map(query_ranges)
     }
+}
+
+/// Consecutive groups of these sizes as row ranges.
+pub fn query_ranges(sizes: &[usize]) -> Vec<Range<usize>> {
+    let mut start = 0;
+    sizes
+        .iter()
+        .map(|&len| {
+            start += len;
+            start - len..start
+        })
+        .collect()
 }
 
 /// Bin the training matrix once, for every tree of the fit.

@@ -117,9 +117,8 @@ pub(crate) fn add_trees(
 
 /// A tree's splits in the terms of one binned matrix, packed for routing
 /// its rows: each node holds the offset of its feature (times the matrix's
-/// stride between features), so a step is one load of a bin (traversal
-/// through [`Tree::predict_binned`] also looks up the column and the
-/// feature's missing bin at every step).
+/// stride between features) and the feature's missing bin, so a step is one
+/// load of a bin.
 struct BinnedTree {
     nodes: Vec<BinnedNode>,
 }

@@ -14,7 +14,7 @@
 //! fit too.
 
 use crate::binning::{BinnedData, RowBins};
-use crate::data::{bin_training_data, TrainingData};
+use crate::data::{bin_training_data, query_ranges, TrainingData};
 use crate::error::{Result, SbError};
 use crate::grower::{GrownTree, TreeGrower};
 use crate::interrupt::{self, ShouldStop};
@@ -71,17 +71,14 @@ impl Population {
             Some(rows) => Rows::Rows(rows),
         }
     }
+}
 
-    /// These rows' columns of a (K, n) array.
-    fn gather(&self, all: ArrayView2<f64>) -> Array2<f64> {
-        match &self.rows {
-            None => all.to_owned(),
-            Some(rows) => all.select(
-                Axis(1),
-                &rows.iter().map(|&r| r as usize).collect::<Vec<_>>(),
-            ),
-        }
-    }
+/// The columns `rows` of a (K, n) array.
+fn gather(all: ArrayView2<f64>, rows: &[u32]) -> Array2<f64> {
+    all.select(
+        Axis(1),
+        &rows.iter().map(|&r| r as usize).collect::<Vec<_>>(),
+    )
 }
 
 /// One tree per round: grown on population `population` for output
@@ -213,9 +210,9 @@ pub(crate) fn train(
         evals,
     } = plan;
     let (n, d, k) = (data.n_rows, data.n_features, objective.n_outputs());
+    let metrics = metrics_for(params)?;
     let internal = units.internal_params(params);
     let binned = bin_training_data(data, params, should_stop)?;
-    let metrics = metrics_for(params)?;
     let mut evals: Vec<EvalState> = evals
         .iter()
         .map(|e| EvalState::new(e, &binned, &base_scores, &units, should_stop))
@@ -285,9 +282,9 @@ pub(crate) fn train(
             if !evals.is_empty() {
                 round_trees.push((*job, grown.tree.clone()));
             }
-            let loss = match pop.rows {
+            let loss = match &pop.rows {
                 None => objective.loss(&pop.targets(), scores.view()),
-                Some(_) => objective.loss(&pop.targets(), pop.gather(scores.view()).view()),
+                Some(rows) => objective.loss(&pop.targets(), gather(scores.view(), rows).view()),
             };
             models[job.model].push(grown, loss)?;
         }
@@ -374,7 +371,7 @@ fn gradients(
     match &pop.rows {
         None => objective.gradients(&pop.targets(), scores, grad.view_mut(), hess.view_mut()),
         Some(rows) => {
-            let local = pop.gather(scores);
+            let local = gather(scores, rows);
             let (mut g, mut h) = (
                 Array2::zeros(local.raw_dim()),
                 Array2::zeros(local.raw_dim()),
@@ -458,15 +455,7 @@ impl<'a> EvalState<'a> {
                 }
             }
         }
-        let queries = TrainingData {
-            x: &[],
-            n_rows: set.n_rows,
-            n_features: 0,
-            y: set.y,
-            weights: None,
-            group_sizes: set.group_sizes,
-        }
-        .queries();
+        let queries = set.group_sizes.map(query_ranges);
         Ok(EvalState {
             set,
             binned,
@@ -509,13 +498,10 @@ impl<'a> EvalState<'a> {
                         if rows.is_empty() {
                             continue;
                         }
-                        let idx: Vec<usize> = rows.iter().map(|&r| r as usize).collect();
-                        let y: Vec<f64> = idx.iter().map(|&r| self.set.y[r]).collect();
-                        let w: Option<Vec<f64>> = self
-                            .set
-                            .weights
-                            .map(|w| idx.iter().map(|&r| w[r]).collect());
-                        let scores = self.scores.select(Axis(1), &idx);
+                        let pick = |v: &[f64]| rows.iter().map(|&r| v[r as usize]).collect();
+                        let y: Vec<f64> = pick(self.set.y);
+                        let w: Option<Vec<f64>> = self.set.weights.map(pick);
+                        let scores = gather(self.scores.view(), rows);
                         let t = Targets {
                             y: &y,
                             weights: w.as_deref(),

@@ -1,6 +1,5 @@
 //! A fitted regression tree, stored as a flat array of nodes.
 
-use crate::binning::BinnedData;
 use serde::{Deserialize, Serialize};
 
 /// One node. Internal nodes send `x[feature] <= threshold` left, NaN left
@@ -83,26 +82,6 @@ impl Tree {
                 return node.value;
             }
             i = node.child_for_value(row[node.feature as usize]) as usize;
-        }
-    }
-
-    /// The output for training row `row` of the binned data the tree was
-    /// grown on.
-    pub fn predict_binned(&self, data: &BinnedData, row: usize) -> f64 {
-        let mut i = 0usize;
-        loop {
-            let node = &self.nodes[i];
-            if node.is_leaf {
-                return node.value;
-            }
-            let f = node.feature as usize;
-            let bin = data.column(f)[row];
-            let left = if bin == data.mappers[f].missing_bin() {
-                node.default_left
-            } else {
-                bin <= node.threshold_bin
-            };
-            i = if left { node.left } else { node.right } as usize;
         }
     }
 

@@ -109,3 +109,5 @@ def test_constant_columns_change_nothing(synthetic_regression):
     test = np.hstack([X_test, np.zeros((len(X_test), 35))])
     assert np.array_equal(plain.predict(X_test), wide.predict(test))
     assert np.array_equal(plain.selected_features_, wide.selected_features_)
+    # ...and skipping them keeps the real ones: the planted features lead.
+    assert set(wide.selected_features_[:3]) == {0, 1, 2}

@@ -50,7 +50,6 @@ pub fn fit_multitask_with(
     data.validate()?;
     params.validate_for(data.data.n_features)?;
     mt.validate(params, data.n_tasks, data.data.n_features)?;
-    trainer::metrics_for(params)?;
     let objective = objective_for(params);
     if objective.n_outputs() != 1 || data.data.group_sizes.is_some() {
         return Err(SbError::InvalidParameter(format!(
