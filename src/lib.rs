@@ -25,6 +25,7 @@ pub mod metrics;
 pub mod model;
 pub mod multitask;
 pub mod objective;
+pub mod omega;
 pub mod params;
 pub mod partition;
 pub mod penalty;

@@ -1,27 +1,36 @@
 //! Which features a job's tree may use and what a new one pays: the
-//! penalty of the fit (SPEC sections 2 and 4), seen by each job through
-//! [`Selection::with_view`]. Jobs of one model (a single-output fit, the K
-//! class trees of a round) share one Ω, so class k + 1 sees the features
-//! class k just committed; the tasks of a multitask fit see Ω_G and their
-//! own Ω_t.
+//! penalty rule of the fit (SPEC sections 2 and 4) and Ω, the one record of
+//! the features the fit uses. The grower sees both through a
+//! [`TreeSelection`]: it prices candidates and commits its splits to Ω.
+//! Jobs of one model (a single-output fit, the K class trees of a round)
+//! share one Ω, so class k + 1 sees the features class k just committed;
+//! the tasks of a multitask fit see Ω_G and their own Ω_t.
 
 use crate::multitask::MultiTaskParams;
+use crate::omega::Omega;
 use crate::params::{BoosterParams, PenaltyKind};
-use crate::penalty::{FeatureSet, MultiTaskPenalty, NewFeaturePenalty, NoPenalty, Penalty, Scale};
+use crate::penalty::{
+    Changed, FeatureSet, MultiTaskPenalty, NewFeaturePenalty, NoPenalty, Penalty, Scale,
+};
 use crate::units::Units;
 
-/// The penalty state of a fit.
-pub(crate) enum Selection {
-    /// One Ω for every job.
-    Shared(Box<dyn Penalty>),
-    /// Ω_G and one Ω_t per task; a job's view is its task.
-    Tasks(Box<MultiTaskPenalty>),
+/// The penalty rule and Ω of a fit.
+pub struct Selection {
+    penalty: Box<dyn Penalty>,
+    omega: Omega,
 }
 
 impl Selection {
     /// The single-model penalty of `params` over `d` features.
     pub(crate) fn single(params: &BoosterParams, d: usize, units: &Units) -> Selection {
-        Selection::Shared(penalty_for(params, d, units))
+        let omega = match &params.feature_bags {
+            Some(bags) => FeatureSet::new(bags, params.max_features),
+            None => FeatureSet::singletons(d, params.max_features),
+        };
+        Selection {
+            penalty: penalty_for(params, d, units),
+            omega: Omega::shared(omega),
+        }
     }
 
     /// The multitask penalty of `params` and `mt`.
@@ -32,37 +41,67 @@ impl Selection {
         d: usize,
         units: &Units,
     ) -> Selection {
-        Selection::Tasks(Box::new(multitask_penalty_for(
-            params, mt, n_tasks, d, units,
-        )))
+        Selection {
+            penalty: Box::new(multitask_penalty_for(params, mt, n_tasks, d, units)),
+            omega: Omega::tasks(n_tasks, d),
+        }
+    }
+
+    /// No penalty, over `d` features (Ω is still recorded).
+    pub fn unpenalised(d: usize) -> Selection {
+        Selection {
+            penalty: Box::new(NoPenalty),
+            omega: Omega::shared(FeatureSet::singletons(d, None)),
+        }
     }
 
     /// True if view `view` (a task) may ever split on `feature`.
     pub(crate) fn allows(&self, view: usize, feature: usize) -> bool {
-        match self {
-            Selection::Shared(_) => true,
-            Selection::Tasks(p) => p.allows(view, feature),
+        self.penalty.allows(view, feature)
+    }
+
+    /// What the grower of a tree of job view `view` sees.
+    pub fn view(&mut self, view: usize) -> TreeSelection<'_> {
+        TreeSelection {
+            penalty: self.penalty.as_mut(),
+            omega: &mut self.omega,
+            view,
         }
     }
 
-    /// Run `grow` with the penalty as view `view` sees it.
-    pub(crate) fn with_view<R>(
-        &mut self,
-        view: usize,
-        grow: impl FnOnce(&mut dyn Penalty) -> R,
-    ) -> R {
-        match self {
-            Selection::Shared(p) => grow(p.as_mut()),
-            Selection::Tasks(p) => grow(&mut p.task(view)),
-        }
+    /// Ω (Ω_G in a multitask fit).
+    pub fn omega(&self) -> &Omega {
+        &self.omega
+    }
+}
+
+/// The penalty and Ω as one tree's job sees them.
+pub struct TreeSelection<'a> {
+    penalty: &'a mut dyn Penalty,
+    omega: &'a mut Omega,
+    view: usize,
+}
+
+impl TreeSelection<'_> {
+    /// A tree starts; `root_scale` is `Σ g²/h − G²/H` over its root rows.
+    pub fn begin_tree(&mut self, root_scale: f64) {
+        self.penalty.begin_tree(root_scale);
     }
 
-    /// Multitask: Ω_G in entry order.
-    pub(crate) fn group_features(&self) -> Option<Vec<usize>> {
-        match self {
-            Selection::Shared(_) => None,
-            Selection::Tasks(p) => Some(p.group().used_in_order().to_vec()),
-        }
+    /// What a split on `feature` pays now, in gain units.
+    pub fn deduction(&self, feature: usize) -> f64 {
+        self.penalty.deduction(self.omega.view(self.view), feature)
+    }
+
+    /// A split on `feature` was made: it joins Ω. Says which deductions
+    /// may have changed.
+    pub fn commit(&mut self, feature: usize) -> Changed {
+        self.omega.commit(self.view, feature)
+    }
+
+    /// Ω (Ω_G in a multitask fit) in entry order.
+    pub fn used_in_order(&self) -> &[usize] {
+        self.omega.used_in_order()
     }
 }
 
@@ -83,10 +122,6 @@ fn penalty_for(params: &BoosterParams, d: usize, units: &Units) -> Box<dyn Penal
     } else {
         params.mu
     };
-    let omega = match &params.feature_bags {
-        Some(bags) => FeatureSet::new(bags, params.max_features),
-        None => FeatureSet::singletons(d, params.max_features),
-    };
     let costs = params.feature_costs.clone().unwrap_or_else(|| vec![0.0; d]);
     let (mu, costs) = match scale {
         Scale::Gain => (
@@ -95,7 +130,7 @@ fn penalty_for(params: &BoosterParams, d: usize, units: &Units) -> Box<dyn Penal
         ),
         Scale::RootScale => (mu, costs),
     };
-    Box::new(NewFeaturePenalty::new(scale, mu, costs, omega))
+    Box::new(NewFeaturePenalty::new(scale, mu, costs))
 }
 
 /// The shared penalty `params` and `mt` ask for; GBFS's μ_G and μ_t are

@@ -233,8 +233,6 @@ pub(crate) fn train(
     let (mut grad, mut hess) = (Array2::zeros((k, n)), Array2::zeros((k, n)));
     let mut grower = TreeGrower::new(&binned, &internal, should_stop)?;
     let subsampled = params.subsample < 1.0;
-    let mut used = vec![false; d];
-    let mut n_used = 0;
     let mut history = History {
         metrics: metrics.iter().map(Metric::name).collect(),
         values: vec![vec![Vec::new(); metrics.len()]; evals.len()],
@@ -262,21 +260,12 @@ pub(crate) fn train(
             let rows = pop.rows_at(positions);
             let (g, h) = (grad.row(job.output), hess.row(job.output));
             let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());
-            let mut grown = selection.with_view(job.model, |penalty| {
-                grower.grow(g, h, rows, &features, penalty)
-            })?;
+            let mut grown = grower.grow(g, h, rows, &features, &mut selection.view(job.model))?;
             if grown.tree.nodes.len() == 1 {
                 continue;
             }
             grew = true;
             grown.tree.output = job.output as u32;
-            for node in grown.tree.nodes.iter().filter(|n| !n.is_leaf) {
-                let f = node.feature as usize;
-                if !used[f] {
-                    used[f] = true;
-                    n_used += 1;
-                }
-            }
             let out = scores.row_mut(job.output).into_slice().unwrap();
             update_scores(out, &grown, &binned, pop.as_rows(), subsampled);
             if !evals.is_empty() {
@@ -334,7 +323,7 @@ pub(crate) fn train(
             round,
             train_loss: mean_train_loss(&models, &populations, &jobs, &units),
             eval,
-            n_features: n_used,
+            n_features: selection.omega().used_in_order().len(),
             elapsed: started.elapsed().as_secs_f64(),
         };
         if !observer(&report) || stop {
@@ -636,8 +625,8 @@ mod tests {
             let mut rng = Rng::derive(params.seed, round as u64);
             let (rows, features) = draw_sample(&mut rng, n, d, None, params);
             let (g, h) = (grad.row(0).to_vec(), hess.row(0).to_vec());
-            let grown = selection
-                .with_view(0, |p| grower.grow(&g, &h, rows, &features, p))
+            let grown = grower
+                .grow(&g, &h, rows, &features, &mut selection.view(0))
                 .unwrap();
             if grown.tree.nodes.len() == 1 {
                 break;

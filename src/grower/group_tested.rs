@@ -24,7 +24,7 @@ use crate::group_testing::{
 use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram, NodeGradients};
 use crate::interrupt::ShouldStop;
 use crate::params::BoosterParams;
-use crate::penalty::Penalty;
+use crate::selection::TreeSelection;
 use crate::split::{
     best_split_of_feature, split_candidates, NodeStats, SplitCandidate, SplitConstraints,
 };
@@ -41,9 +41,8 @@ pub(super) struct GroupTesting {
     cache: PrefixCache,
     /// The first [`MAX_EXCLUDED`] features of Ω, left out of group tests.
     excluded: Excluded,
-    /// Features split on by any tree so far: Ω, scanned at every node.
-    used: Vec<bool>,
-    used_list: Vec<usize>,
+    /// How many features of Ω (in entry order) `excluded` has taken in.
+    n_excluded: usize,
     /// The current tree's features (`colsample_bytree`).
     allowed: Vec<bool>,
     /// Gathered gradients of the larger sibling.
@@ -66,8 +65,7 @@ impl GroupTesting {
         Ok(GroupTesting {
             excluded: Excluded::new(&cache),
             cache,
-            used: vec![false; d],
-            used_list: Vec::new(),
+            n_excluded: 0,
             allowed: vec![false; d],
             large_buf: NodeBuffers::default(),
             max_rows: params.gt_max_rows,
@@ -87,15 +85,13 @@ impl GroupTesting {
         }
     }
 
-    /// A split on `feature` was made: it joins Ω.
-    pub(super) fn mark_used(&mut self, feature: usize) {
-        if !self.used[feature] {
-            self.used[feature] = true;
-            self.used_list.push(feature);
-            if self.used_list.len() <= MAX_EXCLUDED {
-                self.excluded.add(&self.cache, feature);
-            }
+    /// Ω (in entry order) grew: leave its first features out of the tests.
+    pub(super) fn follow(&mut self, omega: &[usize]) {
+        let upto = omega.len().min(MAX_EXCLUDED);
+        for &feature in &omega[self.n_excluded.min(upto)..upto] {
+            self.excluded.add(&self.cache, feature);
         }
+        self.n_excluded = self.n_excluded.max(upto);
     }
 
     /// The survivors of the group tests of a node (its rows, their
@@ -130,9 +126,8 @@ impl GroupTesting {
     }
 
     /// Ω (restricted to the tree's features) and the `found` sets, ascending.
-    fn node_features(&self, found: &[&[usize]]) -> Vec<usize> {
-        let mut features: Vec<usize> = self
-            .used_list
+    fn node_features(&self, omega: &[usize], found: &[&[usize]]) -> Vec<usize> {
+        let mut features: Vec<usize> = omega
             .iter()
             .copied()
             .filter(|&f| self.allowed[f])
@@ -240,18 +235,18 @@ impl TreeGrower<'_> {
         grad: &[f64],
         hess: &[f64],
         features: &[usize],
-        penalty: &dyn Penalty,
+        selection: &TreeSelection,
     ) {
         let gt = self.group_testing.as_ref().expect("group testing is on");
         let mut buf = std::mem::take(&mut self.node_buf);
         let grads = buf.gather(rows, grad, hess, self.constant_hess);
         root.found = gt.candidates(self.data, rows, grads, root.stats, self.constraints);
-        self.evaluate_root_features(root, rows, grads, penalty);
+        self.evaluate_root_features(root, rows, grads, selection);
         if root.best.is_none() {
-            if let Some(f) = self.best_root_feature(root.stats, rows, grads, features, penalty) {
+            if let Some(f) = self.best_root_feature(root.stats, rows, grads, features, selection) {
                 root.found.push(f);
                 root.found.sort_unstable();
-                self.evaluate_root_features(root, rows, grads, penalty);
+                self.evaluate_root_features(root, rows, grads, selection);
             }
         }
         self.node_buf = buf;
@@ -263,16 +258,16 @@ impl TreeGrower<'_> {
         root: &mut OpenLeaf,
         rows: &[u32],
         grads: NodeGradients,
-        penalty: &dyn Penalty,
+        selection: &TreeSelection,
     ) {
         let gt = self.group_testing.as_ref().expect("group testing is on");
-        let features = gt.node_features(&[&root.found]);
+        let features = gt.node_features(selection.used_in_order(), &[&root.found]);
         let layout = HistLayout::for_features(self.data, &features);
         let mut hist = Histogram::zeros(&layout);
         hist.build(&layout, self.data, &features, rows, grads);
         let candidates = split_candidates(&hist, &layout, &features, root.stats, &self.constraints);
         root.layout = Some(Arc::new(layout));
-        self.attach(root, hist, candidates, penalty);
+        self.attach(root, hist, candidates, selection);
     }
 
     /// The feature of the root's best split over all `features`, as
@@ -283,13 +278,13 @@ impl TreeGrower<'_> {
         rows: &[u32],
         grads: NodeGradients,
         features: &[usize],
-        penalty: &dyn Penalty,
+        selection: &TreeSelection,
     ) -> Option<usize> {
         let mut hist = Histogram::zeros(&self.layout);
         hist.build(&self.layout, self.data, features, rows, grads);
         split_candidates(&hist, &self.layout, features, stats, &self.constraints)
             .into_iter()
-            .map(|s| (s.feature, s.gain - penalty.deduction(s.feature)))
+            .map(|s| (s.feature, s.gain - selection.deduction(s.feature)))
             .filter(|&(_, score)| score > self.params.min_gain)
             .fold(None, |best: Option<(usize, f64)>, (f, score)| match best {
                 Some((_, b)) if b >= score => best,
@@ -308,7 +303,7 @@ impl TreeGrower<'_> {
         rows: &[u32],
         grad: &[f64],
         hess: &[f64],
-        penalty: &dyn Penalty,
+        selection: &TreeSelection,
     ) {
         let [(small, small_ok), (large, large_ok)] = siblings;
         let (parent_hist, parent_layout) = parent;
@@ -337,7 +332,7 @@ impl TreeGrower<'_> {
         if !large_ok {
             large.found = Vec::new();
         }
-        let features = gt.node_features(&[&small.found, &large.found]);
+        let features = gt.node_features(selection.used_in_order(), &[&small.found, &large.found]);
         let layout = Arc::new(HistLayout::for_features(self.data, &features));
         let mut small_hist = Histogram::zeros(&layout);
         let mut large_hist = Histogram::zeros(&layout);
@@ -373,8 +368,8 @@ impl TreeGrower<'_> {
         let large_candidates = per_feature.iter().filter_map(|c| c.1).collect();
         small.layout = Some(Arc::clone(&layout));
         large.layout = Some(layout);
-        self.attach(small, small_hist, small_candidates, penalty);
-        self.attach(large, large_hist, large_candidates, penalty);
+        self.attach(small, small_hist, small_candidates, selection);
+        self.attach(large, large_hist, large_candidates, selection);
     }
 }
 
@@ -384,8 +379,8 @@ mod tests {
     use crate::binning::bin_matrix;
     use crate::interrupt::never;
     use crate::params::SplitSearch;
-    use crate::penalty::NoPenalty;
     use crate::rng::Rng;
+    use crate::selection::Selection;
 
     /// Random data whose best root feature varies with the seed, and the
     /// squared-error gradients of the first tree.
@@ -415,11 +410,19 @@ mod tests {
     }
 
     fn grow(grower: &mut TreeGrower, grad: &[f64], d: usize) -> crate::tree::Tree {
+        grow_with(grower, grad, &mut Selection::unpenalised(d))
+    }
+
+    fn grow_with(
+        grower: &mut TreeGrower,
+        grad: &[f64],
+        selection: &mut Selection,
+    ) -> crate::tree::Tree {
         let hess = vec![1.0; grad.len()];
         let rows = (0..grad.len() as u32).collect();
-        let features: Vec<usize> = (0..d).collect();
+        let features: Vec<usize> = (0..grower.data.n_features).collect();
         grower
-            .grow(grad, &hess, rows, &features, &mut NoPenalty)
+            .grow(grad, &hess, rows, &features, &mut selection.view(0))
             .unwrap()
             .tree
     }
@@ -517,10 +520,11 @@ mod tests {
                 d,
             );
             let mut grower = TreeGrower::new(&data, &gt_params, &never).unwrap();
+            let mut every_feature_used = Selection::unpenalised(d);
             for f in 0..d {
-                grower.group_testing.as_mut().unwrap().mark_used(f);
+                every_feature_used.view(0).commit(f);
             }
-            let group_tested = grow(&mut grower, &grad, d);
+            let group_tested = grow_with(&mut grower, &grad, &mut every_feature_used);
             assert!(exhaustive.nodes.len() > 20);
             assert_eq!(group_tested.nodes, exhaustive.nodes, "seed {seed}");
         }

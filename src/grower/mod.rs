@@ -14,7 +14,8 @@ use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram, N
 use crate::interrupt::{self, ShouldStop};
 use crate::params::{BoosterParams, SplitSearch};
 use crate::partition::partition_segment;
-use crate::penalty::{Changed, Penalty};
+use crate::penalty::Changed;
+use crate::selection::TreeSelection;
 use crate::split::{
     best_split_of_feature, split_candidates, NodeStats, SplitCandidate, SplitConstraints,
 };
@@ -142,7 +143,7 @@ impl<'a> TreeGrower<'a> {
         hess: &[f64],
         rows: Vec<u32>,
         features: &[usize],
-        penalty: &mut dyn Penalty,
+        selection: &mut TreeSelection,
     ) -> Result<GrownTree> {
         let lr = self.params.learning_rate;
         let l2 = self.constraints.l2;
@@ -169,12 +170,13 @@ impl<'a> TreeGrower<'a> {
         };
         if let Some(gt) = &mut self.group_testing {
             gt.begin_tree(features);
+            gt.follow(selection.used_in_order());
         }
-        penalty.begin_tree(root_scale(&rows, grad, hess, root_stats));
+        selection.begin_tree(root_scale(&rows, grad, hess, root_stats));
         // Squared error without weights: every hessian is the same.
         self.constant_hess = hess.iter().all(|&h| h == hess[0]).then(|| hess[0]);
         if self.can_split(&root) && self.group_testing.is_some() {
-            self.evaluate_root_group_tested(&mut root, &rows, grad, hess, features, penalty);
+            self.evaluate_root_group_tested(&mut root, &rows, grad, hess, features, selection);
         } else if self.can_split(&root) {
             let mut hist = self.take_hist();
             let mut buf = std::mem::take(&mut self.node_buf);
@@ -183,7 +185,7 @@ impl<'a> TreeGrower<'a> {
             let candidates =
                 split_candidates(&hist, &self.layout, features, root.stats, &self.constraints);
             self.node_buf = buf;
-            self.attach(&mut root, hist, candidates, penalty);
+            self.attach(&mut root, hist, candidates, selection);
         }
         let mut leaves = vec![root];
         while leaves.len() < self.params.max_leaves {
@@ -201,22 +203,23 @@ impl<'a> TreeGrower<'a> {
                 .expect("a leaf with a split keeps its histogram");
             let parent_layout = leaves[i].layout.take();
             let (mut left, mut right) = self.apply_split(&mut nodes, &mut rows, &leaves[i], &split);
-            if let Some(gt) = &mut self.group_testing {
-                gt.mark_used(split.feature);
-            }
             // A feature (or bag) just became free, or the door to new
             // features closed: the cached choices of the other leaves are
             // stale.
-            match penalty.commit(split.feature) {
+            let changed = selection.commit(split.feature);
+            if let Some(gt) = &mut self.group_testing {
+                gt.follow(selection.used_in_order());
+            }
+            match changed {
                 Changed::Nothing => {}
                 Changed::Freed(features) => {
                     for leaf in leaves.iter_mut() {
-                        self.consider_freed(leaf, &features, penalty);
+                        self.consider_freed(leaf, &features, selection);
                     }
                 }
                 Changed::Everything => {
                     for leaf in leaves.iter_mut() {
-                        self.rescore(leaf, penalty);
+                        self.rescore(leaf, selection);
                     }
                 }
             }
@@ -230,7 +233,7 @@ impl<'a> TreeGrower<'a> {
                     grad,
                     hess,
                     features,
-                    penalty,
+                    selection,
                 );
             } else {
                 self.recycle(parent_hist);
@@ -280,22 +283,22 @@ impl<'a> TreeGrower<'a> {
         leaf: &mut OpenLeaf,
         hist: Histogram,
         candidates: Vec<SplitCandidate>,
-        penalty: &dyn Penalty,
+        selection: &TreeSelection,
     ) {
         leaf.candidates = candidates;
         leaf.hist = Some(hist);
-        self.rescore(leaf, penalty);
+        self.rescore(leaf, selection);
     }
 
     /// Only `freed` features got cheaper: the leaf's best changes only if
     /// one of their candidates now beats it.
-    fn consider_freed(&self, leaf: &mut OpenLeaf, freed: &[usize], penalty: &dyn Penalty) {
+    fn consider_freed(&self, leaf: &mut OpenLeaf, freed: &[usize], selection: &TreeSelection) {
         for &f in freed {
             let Ok(k) = leaf.candidates.binary_search_by_key(&f, |s| s.feature) else {
                 continue;
             };
             let split = leaf.candidates[k];
-            let score = split.gain - penalty.deduction(f);
+            let score = split.gain - selection.deduction(f);
             let better = match leaf.best {
                 None => true,
                 Some(b) => score > b.score || (score == b.score && f < b.split.feature),
@@ -308,10 +311,10 @@ impl<'a> TreeGrower<'a> {
 
     /// Choose the leaf's best candidate under the current penalty; a leaf
     /// left without one gives its histogram back to the pool.
-    fn rescore(&mut self, leaf: &mut OpenLeaf, penalty: &dyn Penalty) {
+    fn rescore(&mut self, leaf: &mut OpenLeaf, selection: &TreeSelection) {
         let mut best: Option<Scored> = None;
         for split in &leaf.candidates {
-            let score = split.gain - penalty.deduction(split.feature);
+            let score = split.gain - selection.deduction(split.feature);
             if score > self.params.min_gain && best.is_none_or(|b| score > b.score) {
                 best = Some(Scored {
                     split: *split,
@@ -408,7 +411,7 @@ impl<'a> TreeGrower<'a> {
         grad: &[f64],
         hess: &[f64],
         features: &[usize],
-        penalty: &dyn Penalty,
+        selection: &TreeSelection,
     ) {
         let (small, large) = if left.segment.count <= right.segment.count {
             (left, right)
@@ -424,7 +427,7 @@ impl<'a> TreeGrower<'a> {
         if let Some(parent_layout) = parent_layout {
             let parent = (parent_hist, parent_layout);
             let siblings = [(small, small_ok), (large, large_ok)];
-            self.evaluate_siblings_group_tested(siblings, parent, rows, grad, hess, penalty);
+            self.evaluate_siblings_group_tested(siblings, parent, rows, grad, hess, selection);
             return;
         }
         let seg = small.segment;
@@ -454,8 +457,8 @@ impl<'a> TreeGrower<'a> {
         self.node_buf = buf;
         let small_candidates = per_feature.iter().filter_map(|c| c.0).collect();
         let large_candidates = per_feature.iter().filter_map(|c| c.1).collect();
-        self.attach(small, small_hist, small_candidates, penalty);
-        self.attach(large, large_hist, large_candidates, penalty);
+        self.attach(small, small_hist, small_candidates, selection);
+        self.attach(large, large_hist, large_candidates, selection);
     }
 }
 

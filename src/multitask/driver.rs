@@ -125,10 +125,7 @@ pub fn fit_multitask_with(
         for task in &trained.models {
             task.selected_features.iter().for_each(|&f| kept[f] = true);
         }
-        let mut selected = trained
-            .selection
-            .group_features()
-            .expect("a multitask selection");
+        let mut selected = trained.selection.omega().used_in_order().to_vec();
         selected.retain(|&f| kept[f]);
         let model = MultiTaskModel {
             selected_features: selected,

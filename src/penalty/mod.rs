@@ -2,11 +2,12 @@
 //! the set of features the ensemble already uses, must beat the best split
 //! on used features by a penalty.
 //!
-//! The grower only sees the [`Penalty`] trait, with LightGBM-style hooks:
-//! `begin_tree` (the tree's root scale), `deduction` (what a candidate split
-//! pays), and `commit` (a split was made; it says which deductions changed,
-//! and the grower re-scores the cached candidates of its open leaves on
-//! those features, which is what LightGBM's bugs #3679 and #5317 got wrong).
+//! A penalty is a rule with LightGBM-style hooks: `begin_tree` (the tree's
+//! root scale) and `deduction` (what a candidate split pays, given Ω). It
+//! keeps no record of Ω: that is [`crate::omega::Omega`], owned by the
+//! trainer. A commit to Ω says which deductions changed, and the grower
+//! re-scores the cached candidates of its open leaves on those features,
+//! which is what LightGBM's bugs #3679 and #5317 got wrong.
 //!
 //! Scores stay in gain units: `score = gain − S·(μ + c_j)` for a feature
 //! whose bag is not yet paid, `gain` otherwise. Dividing by `S` instead
@@ -18,8 +19,10 @@ mod multitask;
 mod new_feature;
 
 pub use feature_set::FeatureSet;
-pub use multitask::{MultiTaskPenalty, TaskPenalty};
+pub use multitask::MultiTaskPenalty;
 pub use new_feature::{NewFeaturePenalty, Scale};
+
+use crate::omega::OmegaView;
 
 /// A rule that makes some candidate splits pay.
 pub trait Penalty: Sync {
@@ -27,11 +30,13 @@ pub trait Penalty: Sync {
     fn begin_tree(&mut self, root_scale: f64);
 
     /// What a split on `feature` pays, in gain units (≥ 0; `f64::INFINITY`
-    /// forbids it).
-    fn deduction(&self, feature: usize) -> f64;
+    /// forbids it), when the job sees Ω as `omega`.
+    fn deduction(&self, omega: OmegaView<'_>, feature: usize) -> f64;
 
-    /// A split on `feature` was committed: which deductions changed.
-    fn commit(&mut self, feature: usize) -> Changed;
+    /// True if job view `view` may ever split on `feature`.
+    fn allows(&self, _view: usize, _feature: usize) -> bool {
+        true
+    }
 }
 
 /// What a commit changed, so that the grower re-scores only what it must.
@@ -53,11 +58,7 @@ pub struct NoPenalty;
 impl Penalty for NoPenalty {
     fn begin_tree(&mut self, _root_scale: f64) {}
 
-    fn deduction(&self, _feature: usize) -> f64 {
+    fn deduction(&self, _omega: OmegaView<'_>, _feature: usize) -> f64 {
         0.0
-    }
-
-    fn commit(&mut self, _feature: usize) -> Changed {
-        Changed::Nothing
     }
 }

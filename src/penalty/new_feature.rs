@@ -1,6 +1,7 @@
 //! GBFS and A-GBM: the same new-feature penalty with a different scale.
 
-use super::{Changed, FeatureSet, Penalty};
+use super::Penalty;
+use crate::omega::OmegaView;
 
 /// What `μ` and the costs are measured against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,32 +15,26 @@ pub enum Scale {
     RootScale,
 }
 
-/// `deduction(j) = S · (μ + c_j)` while feature j's bag is unpaid, else 0.
+/// `deduction(j) = S · (μ + c_j)` while feature j's bag is unpaid in Ω,
+/// else 0; infinite once Ω's `max_features` closes the door.
 #[derive(Debug, Clone)]
 pub struct NewFeaturePenalty {
     scale: Scale,
     mu: f64,
     /// Per-feature costs `c_j ≥ 0` (all zero when none are given).
     costs: Vec<f64>,
-    omega: FeatureSet,
     current_scale: f64,
 }
 
 impl NewFeaturePenalty {
     /// A penalty of `mu` plus `costs[j]` on features of unpaid bags.
-    pub fn new(scale: Scale, mu: f64, costs: Vec<f64>, omega: FeatureSet) -> Self {
+    pub fn new(scale: Scale, mu: f64, costs: Vec<f64>) -> Self {
         NewFeaturePenalty {
             scale,
             mu,
             costs,
-            omega,
             current_scale: 1.0,
         }
-    }
-
-    /// Ω so far.
-    pub fn omega(&self) -> &FeatureSet {
-        &self.omega
     }
 }
 
@@ -51,37 +46,43 @@ impl Penalty for NewFeaturePenalty {
         };
     }
 
-    fn deduction(&self, feature: usize) -> f64 {
-        if self.omega.is_free(feature) {
+    fn deduction(&self, omega: OmegaView<'_>, feature: usize) -> f64 {
+        if omega.group.is_free(feature) {
             0.0
-        } else if !self.omega.admits(feature) {
+        } else if !omega.group.admits(feature) {
             f64::INFINITY
         } else {
             self.current_scale * (self.mu + self.costs[feature])
         }
-    }
-
-    fn commit(&mut self, feature: usize) -> Changed {
-        self.omega.mark_used(feature)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::omega::Omega;
+    use crate::penalty::{Changed, FeatureSet};
 
     #[test]
     fn agbm_scales_with_the_root_and_gbfs_does_not() {
-        let omega = FeatureSet::singletons(3, None);
-        let mut agbm =
-            NewFeaturePenalty::new(Scale::RootScale, 0.1, vec![0.0, 0.5, 0.0], omega.clone());
+        let mut omega = Omega::shared(FeatureSet::singletons(3, None));
+        let mut agbm = NewFeaturePenalty::new(Scale::RootScale, 0.1, vec![0.0, 0.5, 0.0]);
         agbm.begin_tree(200.0);
-        assert_eq!(agbm.deduction(0), 20.0);
-        assert_eq!(agbm.deduction(1), 120.0);
-        assert_eq!(agbm.commit(0), Changed::Freed(vec![0]));
-        assert_eq!(agbm.deduction(0), 0.0);
-        let mut gbfs = NewFeaturePenalty::new(Scale::Gain, 3.0, vec![0.0; 3], omega);
+        assert_eq!(agbm.deduction(omega.view(0), 0), 20.0);
+        assert_eq!(agbm.deduction(omega.view(0), 1), 120.0);
+        assert_eq!(omega.commit(0, 0), Changed::Freed(vec![0]));
+        assert_eq!(agbm.deduction(omega.view(0), 0), 0.0);
+        let mut gbfs = NewFeaturePenalty::new(Scale::Gain, 3.0, vec![0.0; 3]);
         gbfs.begin_tree(200.0);
-        assert_eq!(gbfs.deduction(2), 3.0);
+        assert_eq!(gbfs.deduction(omega.view(0), 2), 3.0);
+    }
+
+    #[test]
+    fn max_features_forbids_new_features_once_omega_is_full() {
+        let mut omega = Omega::shared(FeatureSet::singletons(3, Some(1)));
+        let gbfs = NewFeaturePenalty::new(Scale::Gain, 1.0, vec![0.0; 3]);
+        omega.commit(0, 2);
+        assert_eq!(gbfs.deduction(omega.view(0), 0), f64::INFINITY);
+        assert_eq!(gbfs.deduction(omega.view(0), 2), 0.0);
     }
 }
