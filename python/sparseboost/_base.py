@@ -344,7 +344,8 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
 
     @property
     def train_loss_(self) -> np.ndarray:
-        """Mean training loss after each tree, shape (n_trees_,)."""
+        """Mean training loss after each tree, shape (n_trees_,); the K trees of a
+        multiclass round share the loss after the round."""
         check_is_fitted(self)
         return np.asarray(self._model.train_loss)
 
