@@ -15,6 +15,7 @@ pub mod booster;
 pub mod cut_points;
 pub mod data;
 pub mod error;
+pub mod feature_sampling;
 pub mod float_sort;
 pub mod group_testing;
 pub mod grower;

@@ -22,6 +22,9 @@
 //!   entered; `n_selected_after_tree`: how many were used after each tree;
 //! - `gt_n_subsets`, `gt_cache_bytes`: with group testing, the number of
 //!   feature subsets and the prefix-sum cache's size (else `null`);
+//! - `feature_weights`: the final sampling probability of each feature
+//!   (summing to 1; uniform unless `feature_sampling="dynamic"`; empty in
+//!   files written before it);
 //! - `gain_exponent`: node gains are in the fit's units (see
 //!   [`crate::units`]); `gain · 2^gain_exponent` is the gain in the units of
 //!   the targets and weights (0 when absent).
@@ -87,6 +90,10 @@ pub struct Model {
     /// Node gains times `2^gain_exponent` are gains in the user's units.
     #[serde(default)]
     pub gain_exponent: i32,
+    /// Final feature sampling probabilities (length d, summing to 1), or
+    /// empty.
+    #[serde(default)]
+    pub feature_weights: Vec<f64>,
 }
 
 fn one() -> usize {
@@ -140,6 +147,7 @@ impl Model {
             gt_n_subsets: None,
             gt_cache_bytes: None,
             gain_exponent: 0,
+            feature_weights: Vec::new(),
         }
     }
 
@@ -317,6 +325,17 @@ impl Model {
         }
         if self.gt_n_subsets.is_some() != self.gt_cache_bytes.is_some() {
             return bad("gt_n_subsets and gt_cache_bytes must both be set or both null".into());
+        }
+        let w = &self.feature_weights;
+        if !(w.is_empty() || w.len() == self.n_features) {
+            return bad(format!(
+                "feature_weights has {} entries for {} features",
+                w.len(),
+                self.n_features
+            ));
+        }
+        if w.iter().any(|v| !(v.is_finite() && *v >= 0.0)) {
+            return bad("feature_weights must hold finite numbers >= 0".into());
         }
         if !self.output_bound().is_finite() {
             return bad("base_score and the leaf values add up beyond the range of float64".into());

@@ -5,6 +5,7 @@
 //! benchmarks means equal defaults too.
 
 use crate::error::{Result, SbError};
+use crate::feature_sampling::{FeatureCount, FeatureSampling};
 use crate::metrics::Metric;
 use serde::{Deserialize, Serialize};
 
@@ -135,8 +136,12 @@ pub struct BoosterParams {
     pub max_bins: usize,
     /// Fraction of rows drawn (without replacement) for each tree, in (0, 1].
     pub subsample: f64,
-    /// Fraction of features drawn for each tree, in (0, 1].
-    pub colsample_bytree: f64,
+    /// Features drawn for each tree: a fraction in (0, 1] or a count m.
+    pub colsample_bytree: FeatureCount,
+    /// How those features are drawn: uniformly, or by dynamic weights.
+    pub feature_sampling: FeatureSampling,
+    /// a, the rate of dynamic reweighting (≥ 0).
+    pub reweight_rate: f64,
     /// Worker threads; 0 means all cores.
     pub n_threads: usize,
     /// Seed of every random choice of the fit.
@@ -185,7 +190,9 @@ impl Default for BoosterParams {
             min_gain: 0.0,
             max_bins: 255,
             subsample: 1.0,
-            colsample_bytree: 1.0,
+            colsample_bytree: FeatureCount::Fraction(1.0),
+            feature_sampling: FeatureSampling::Uniform,
+            reweight_rate: 1.0,
             n_threads: 0,
             seed: 0,
             bin_sample_rows: 200_000,
@@ -250,14 +257,19 @@ impl BoosterParams {
         check((2..=255).contains(&self.max_bins), || {
             format!("max_bins must be in [2, 255], got {}", self.max_bins)
         })?;
-        for (name, value) in [
-            ("subsample", self.subsample),
-            ("colsample_bytree", self.colsample_bytree),
-        ] {
-            check(value > 0.0 && value <= 1.0, || {
-                format!("{name} must be in (0, 1], got {value:?}")
-            })?;
-        }
+        check(self.subsample > 0.0 && self.subsample <= 1.0, || {
+            format!("subsample must be in (0, 1], got {:?}", self.subsample)
+        })?;
+        self.colsample_bytree.validate("colsample_bytree")?;
+        check(
+            self.reweight_rate.is_finite() && self.reweight_rate >= 0.0,
+            || {
+                format!(
+                    "reweight_rate must be a finite number >= 0, got {:?}",
+                    self.reweight_rate
+                )
+            },
+        )?;
         check(self.bin_sample_rows >= 1, || {
             "bin_sample_rows must be >= 1".to_string()
         })?;

@@ -1,6 +1,7 @@
 //! The random choices of a tree: its rows and its features, from a stream
 //! that depends only on the seed, the round and the job (never on threads).
 
+use crate::feature_sampling::draw;
 use crate::params::BoosterParams;
 use crate::rng::Rng;
 use std::ops::Range;
@@ -20,15 +21,17 @@ pub(crate) fn job_rng(seed: u64, round: usize, job: usize) -> Rng {
 }
 
 /// One tree's row positions (in `0..n`, ascending) and features (ascending,
-/// in `0..d`), drawn from `rng` in this order. With `queries` (consecutive
-/// ranges covering `0..n`), whole queries are drawn: a ranking gradient
-/// needs every row of its query.
+/// in `0..d`; by `feature_weights` when they are dynamic), drawn from `rng`
+/// in this order. With `queries` (consecutive ranges covering `0..n`),
+/// whole queries are drawn: a ranking gradient needs every row of its
+/// query.
 pub(crate) fn draw_sample(
     rng: &mut Rng,
     n: usize,
     d: usize,
     queries: Option<&[Range<usize>]>,
     params: &BoosterParams,
+    feature_weights: Option<&[f64]>,
 ) -> (Vec<u32>, Vec<usize>) {
     let rows = match queries {
         Some(queries) if params.subsample < 1.0 => {
@@ -43,7 +46,8 @@ pub(crate) fn draw_sample(
             .map(|r| r as u32)
             .collect(),
     };
-    let features = draw_sorted(rng, d, params.colsample_bytree);
+    let all: Vec<usize> = (0..d).collect();
+    let features = draw(rng, &all, params.colsample_bytree.of(d), feature_weights);
     (rows, features)
 }
 
@@ -69,7 +73,7 @@ mod tests {
             ..Default::default()
         };
         for seed in 0..20 {
-            let (rows, _) = draw_sample(&mut Rng::new(seed), 10, 1, Some(&queries), &params);
+            let (rows, _) = draw_sample(&mut Rng::new(seed), 10, 1, Some(&queries), &params, None);
             for q in &queries {
                 let inside = rows.iter().filter(|&&r| q.contains(&(r as usize))).count();
                 assert!(inside == 0 || inside == q.len(), "{rows:?}");

@@ -16,6 +16,7 @@
 use crate::binning::{BinnedData, BinnedMatrix};
 use crate::data::{bin_training_data, query_ranges, TrainingData};
 use crate::error::{Result, SbError};
+use crate::feature_sampling::{DynamicWeights, Fading, FeatureSampling};
 use crate::grower::{GrownTree, TreeGrower};
 use crate::interrupt::{self, ShouldStop};
 use crate::metrics::Metric;
@@ -242,20 +243,32 @@ pub(crate) fn train(
     // Trees of each model after each round, for truncation.
     let mut trees_after: Vec<Vec<usize>> = vec![Vec::new(); models.len()];
     let mut since_best = 0;
+    let mut dynamic = (params.feature_sampling == FeatureSampling::Dynamic).then(|| {
+        let m = params.colsample_bytree.of(d);
+        DynamicWeights::new(Fading::Boosting, params.reweight_rate, m, d)
+    });
     for round in 0..params.n_estimators {
         interrupt::check(should_stop)?;
         for pop in &populations {
             gradients(objective, pop, scores.view(), &mut grad, &mut hess);
         }
         let mut grew = false;
-        // The round's trees, added to the evaluation sets together.
-        let mut round_trees: Vec<(Job, Tree)> = Vec::new();
+        // The round's trees (with their root scales), added to the
+        // evaluation sets together and seen by the dynamic weights.
+        let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
+        let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
         for (j, job) in jobs.iter().enumerate() {
             interrupt::check(should_stop)?;
             let pop = &populations[job.population];
             let mut rng = job_rng(params.seed, round, j);
-            let (positions, mut features) =
-                draw_sample(&mut rng, pop.len(), d, pop.queries.as_deref(), params);
+            let (positions, mut features) = draw_sample(
+                &mut rng,
+                pop.len(),
+                d,
+                pop.queries.as_deref(),
+                params,
+                weights.as_deref(),
+            );
             features.retain(|&f| binned.splittable[f] && selection.allows(job.model, f));
             let rows = pop.rows_at(positions);
             let (g, h) = (grad.row(job.output), hess.row(job.output));
@@ -268,8 +281,8 @@ pub(crate) fn train(
             grown.tree.output = job.output as u32;
             let out = scores.row_mut(job.output).into_slice().unwrap();
             update_scores(out, &grown, &binned, pop.as_rows(), subsampled);
-            if !evals.is_empty() {
-                round_trees.push((*job, grown.tree.clone()));
+            if !evals.is_empty() || dynamic.is_some() {
+                round_trees.push((*job, grown.tree.clone(), grown.root_scale));
             }
             models[job.model].push(grown)?;
         }
@@ -291,6 +304,9 @@ pub(crate) fn train(
         }
         for eval in &mut evals {
             eval.add_round(&round_trees, &units);
+        }
+        if let Some(dynamic) = &mut dynamic {
+            dynamic.observe(round_trees.iter().map(|(_, tree, root)| (tree, *root)));
         }
         history.rounds = round + 1;
         for (m, model) in models.iter().enumerate() {
@@ -347,9 +363,14 @@ pub(crate) fn train(
         }
     }
     let group_testing = grower.group_testing_info();
+    let weights = sampling_probabilities(dynamic.as_ref().and_then(DynamicWeights::weights), d);
     let models = models
         .into_iter()
-        .map(|m| m.finish(group_testing, &units))
+        .map(|m| {
+            let mut model = m.finish(group_testing, &units)?;
+            model.feature_weights = weights.clone();
+            Ok(model)
+        })
         .collect::<Result<_>>()?;
     Ok(Trained {
         models,
@@ -385,6 +406,23 @@ fn gradients(
 
 /// The models' latest training losses, in the user's units, weighted by
 /// their rows.
+/// `weights` scaled to sum to 1; uniform when there are none (or none is
+/// positive).
+fn sampling_probabilities(weights: Option<Vec<f64>>, d: usize) -> Vec<f64> {
+    let uniform = || vec![1.0 / d as f64; d];
+    match weights {
+        Some(w) => {
+            let total: f64 = w.iter().sum();
+            if total > 0.0 && total.is_finite() {
+                w.iter().map(|v| v / total).collect()
+            } else {
+                uniform()
+            }
+        }
+        None => uniform(),
+    }
+}
+
 fn mean_train_loss(
     models: &[ModelBuilder],
     populations: &[Population],
@@ -465,13 +503,14 @@ impl<'a> EvalState<'a> {
 
     /// Add a round's trees to the scores: all of them in one pass over the
     /// rows when every model scores every row, else job by job.
-    fn add_round(&mut self, trees: &[(Job, Tree)], units: &Units) {
+    fn add_round(&mut self, trees: &[(Job, Tree, f64)], units: &Units) {
         let convert = |v| units.output(v);
         if self.model_rows.iter().all(Option::is_none) {
-            let outputs: Vec<(usize, &Tree)> = trees.iter().map(|(j, t)| (j.output, t)).collect();
+            let outputs: Vec<(usize, &Tree)> =
+                trees.iter().map(|(j, t, _)| (j.output, t)).collect();
             add_trees(&mut self.scores, &outputs, &self.binned, None, convert);
         } else {
-            for (job, tree) in trees {
+            for (job, tree, _) in trees {
                 let rows = self.model_rows[job.model].as_deref();
                 add_trees(
                     &mut self.scores,
@@ -652,7 +691,7 @@ mod tests {
         for round in 0..params.n_estimators {
             objective.gradients(&targets, raw.view(), grad.view_mut(), hess.view_mut());
             let mut rng = Rng::derive(params.seed, round as u64);
-            let (rows, features) = draw_sample(&mut rng, n, d, None, params);
+            let (rows, features) = draw_sample(&mut rng, n, d, None, params, None);
             let (g, h) = (grad.row(0).to_vec(), hess.row(0).to_vec());
             let grown = grower
                 .grow(&g, &h, rows, &features, &mut selection.view(0))
@@ -667,7 +706,9 @@ mod tests {
                 .record_loss(|| objective.loss(&targets, raw.view()))
                 .unwrap();
         }
-        model.finish(grower.group_testing_info(), &units).unwrap()
+        let mut model = model.finish(grower.group_testing_info(), &units).unwrap();
+        model.feature_weights = vec![1.0 / d as f64; d];
+        model
     }
 
     #[test]
@@ -684,7 +725,7 @@ mod tests {
             BoosterParams::default(),
             BoosterParams {
                 subsample: 0.6,
-                colsample_bytree: 0.8,
+                colsample_bytree: crate::feature_sampling::FeatureCount::Fraction(0.8),
                 penalty: PenaltyKind::Agbm,
                 mu: 0.01,
                 ..Default::default()

@@ -5,6 +5,7 @@
 mod common;
 
 use common::{fit_xy, never};
+use sparseboost::feature_sampling::FeatureCount;
 use sparseboost::params::SplitSearch;
 use sparseboost::rng::Rng;
 use sparseboost::{fit, BoosterParams, Model, ObjectiveKind, Predictor, TrainingData};
@@ -125,7 +126,7 @@ fn packed_predictor_matches_tree_by_tree_traversal() {
     let params = BoosterParams {
         n_estimators: 30,
         subsample: 0.8,
-        colsample_bytree: 0.7,
+        colsample_bytree: FeatureCount::Fraction(0.7),
         seed: 5,
         ..Default::default()
     };
@@ -150,7 +151,7 @@ fn same_seed_gives_the_same_model_with_one_or_two_threads() {
         objective: ObjectiveKind::BinaryLogloss,
         n_estimators: 20,
         subsample: 0.7,
-        colsample_bytree: 0.5,
+        colsample_bytree: FeatureCount::Fraction(0.5),
         seed: 11,
         ..Default::default()
     };

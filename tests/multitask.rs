@@ -115,7 +115,7 @@ fn one_task_alone_is_the_single_task_booster_bit_for_bit() {
     let tasks = planted_tasks(&[2500], 20, 1);
     let sampled = BoosterParams {
         subsample: 0.7,
-        colsample_bytree: 0.8,
+        colsample_bytree: sparseboost::feature_sampling::FeatureCount::Fraction(0.8),
         ..agbm(25)
     };
     // μ_t = 0 is the single-task μ = μ_G, and μ_G + μ_t is the single-task μ.
@@ -281,7 +281,7 @@ fn each_task_scores_only_its_own_rows_when_subsampling() {
     let tasks = planted_tasks(&[900, 500, 300], 15, 5);
     let params = BoosterParams {
         subsample: 0.6,
-        colsample_bytree: 0.7,
+        colsample_bytree: sparseboost::feature_sampling::FeatureCount::Fraction(0.7),
         ..agbm(20)
     };
     let model = tasks.fit(&params, &mus(0.05, 0.02));

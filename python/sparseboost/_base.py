@@ -37,6 +37,8 @@ _ENGINE_PARAMS = (
     "max_bins",
     "subsample",
     "colsample_bytree",
+    "feature_sampling",
+    "reweight_rate",
     "penalty",
     "mu",
     "max_features",
@@ -190,6 +192,8 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         max_bins=255,
         subsample=1.0,
         colsample_bytree=1.0,
+        feature_sampling="uniform",
+        reweight_rate=1.0,
         penalty="agbm",
         mu=0.01,
         feature_costs=None,
@@ -219,6 +223,8 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         self.max_bins = max_bins
         self.subsample = subsample
         self.colsample_bytree = colsample_bytree
+        self.feature_sampling = feature_sampling
+        self.reweight_rate = reweight_rate
         self.penalty = penalty
         self.mu = mu
         self.feature_costs = feature_costs
@@ -334,6 +340,17 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         feature subsets, p = ceil(e * s * ln(s / delta)); None otherwise."""
         check_is_fitted(self)
         return self._model.gt_n_subsets
+
+    @property
+    def feature_weights_(self) -> np.ndarray:
+        """The final feature sampling probabilities, shape (n_features_in_,),
+        summing to 1: uniform, or with ``feature_sampling="dynamic"`` the
+        dynamic weights the next tree would have been drawn with."""
+        check_is_fitted(self)
+        weights = np.asarray(self._model.feature_weights, dtype=float)
+        if weights.size == 0:  # a model file written before the weights existed
+            weights = np.full(self.n_features_in_, 1.0 / self.n_features_in_)
+        return weights
 
     @property
     def gt_cache_bytes_(self) -> int | None:

@@ -44,8 +44,20 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         Value bins per feature, in [2, 255]; NaN always gets a bin of its own.
     subsample : float, default=1.0
         Fraction of rows drawn (without replacement) for each tree.
-    colsample_bytree : float, default=1.0
-        Fraction of features drawn for each tree.
+    colsample_bytree : float or int, default=1.0
+        Features drawn for each tree: a float is a fraction of them, an int
+        a count m >= 1 (scikit-learn's ``max_features`` convention).
+    feature_sampling : {"uniform", "dynamic"}, default="uniform"
+        How those features are drawn. "dynamic" is dynamic feature
+        reweighting (Borisov, Eruhimov and Tuv): the first round draws
+        uniformly; round i draws m features without replacement with
+        weights ``(1 - m/M)**(a*i) * I0 + (gain of each feature so far)``,
+        I0 being the first round's root loss scale (summed over its class
+        trees), so sampling moves from uniform towards the features the
+        model finds useful. With all features (m = M) it changes nothing.
+    reweight_rate : float, default=1.0
+        ``a`` above, >= 0: how fast the uniform part fades (the paper
+        advises 0.5-2).
     penalty : {"agbm", "gbfs", "none"}, default="agbm"
         The new-feature penalty (SPEC section 2). A split on a feature the
         ensemble does not use yet must beat the best split on used features
@@ -126,6 +138,9 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         ``n_features`` used and ``train_loss`` after each tree.
     feature_importances_ : ndarray of shape (n_features_in_,)
         Normalised total gain per feature.
+    feature_weights_ : ndarray of shape (n_features_in_,)
+        Final feature sampling probabilities (uniform unless
+        ``feature_sampling="dynamic"``).
     n_trees_ : int
         Trees fitted.
     train_loss_ : ndarray of shape (n_trees_,)

@@ -45,6 +45,9 @@ pub struct GrownTree {
     pub rows: Vec<u32>,
     /// The segment of every leaf.
     pub leaves: Vec<LeafSegment>,
+    /// `Σ g²/h − G²/H` over the root's rows (the A-GBM scale; the root SSE
+    /// for squared error).
+    pub root_scale: f64,
 }
 
 /// A leaf that may still be split.
@@ -172,7 +175,8 @@ impl<'a> TreeGrower<'a> {
             gt.begin_tree(features);
             gt.follow(selection.used_in_order());
         }
-        selection.begin_tree(root_scale(&rows, grad, hess, root_stats));
+        let root_scale = root_scale(&rows, grad, hess, root_stats);
+        selection.begin_tree(root_scale);
         // Squared error without weights: every hessian is the same.
         self.constant_hess = hess.iter().all(|&h| h == hess[0]).then(|| hess[0]);
         if self.can_split(&root) && self.group_testing.is_some() {
@@ -250,6 +254,7 @@ impl<'a> TreeGrower<'a> {
             tree: Tree { output: 0, nodes },
             rows,
             leaves: leaves.iter().map(|l| l.segment).collect(),
+            root_scale,
         })
     }
 

@@ -313,6 +313,12 @@ impl PyModel {
     fn gt_cache_bytes(&self) -> Option<usize> {
         self.model.gt_cache_bytes
     }
+
+    /// Final feature sampling probabilities (empty for old files).
+    #[getter]
+    fn feature_weights(&self) -> Vec<f64> {
+        self.model.feature_weights.clone()
+    }
 }
 
 /// Fit a model. `x`: C-contiguous float64 (n, d); `y`: float64 (n,);

@@ -3,6 +3,7 @@
 //! parameter as the estimators spell it: a value of the wrong type is a
 //! `TypeError`, one out of range a `ValueError`.
 
+use crate::feature_sampling::{FeatureCount, FeatureSampling};
 use crate::metrics::Metric;
 use crate::params::{BoosterParams, ObjectiveKind, PenaltyKind, SplitSearch};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
@@ -100,6 +101,20 @@ fn seed(key: &str, value: &Bound<'_, PyAny>) -> PyResult<u64> {
     })
 }
 
+/// A number of features: an integer is a count, a float a fraction
+/// (scikit-learn's `max_features` convention).
+pub(crate) fn feature_count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<FeatureCount> {
+    if value.is_instance_of::<PyFloat>()
+        || value
+            .get_type()
+            .name()
+            .is_ok_and(|n| n.to_cow().is_ok_and(|s| s.starts_with("float")))
+    {
+        return Ok(FeatureCount::Fraction(real(key, value)?));
+    }
+    Ok(FeatureCount::Count(count(key, value)?))
+}
+
 /// `None`, a metric name or a list of them.
 fn metrics(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<Metric>> {
     if value.is_none() {
@@ -138,7 +153,11 @@ pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
             "min_gain" => p.min_gain = real(k, &value)?,
             "max_bins" => p.max_bins = count(k, &value)?,
             "subsample" => p.subsample = real(k, &value)?,
-            "colsample_bytree" => p.colsample_bytree = real(k, &value)?,
+            "colsample_bytree" => p.colsample_bytree = feature_count(k, &value)?,
+            "feature_sampling" => {
+                p.feature_sampling = parsed(FeatureSampling::parse(&name(k, &value)?))?
+            }
+            "reweight_rate" => p.reweight_rate = real(k, &value)?,
             "n_threads" => p.n_threads = count(k, &value)?,
             "seed" => p.seed = seed(k, &value)?,
             "bin_sample_rows" => p.bin_sample_rows = count(k, &value)?,
