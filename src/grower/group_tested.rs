@@ -13,23 +13,17 @@
 //! Two siblings share one feature set, Ω ∪ C_small ∪ C_large: the larger
 //! child gets every feature its parent holds by subtraction, and each child
 //! also scans its sibling's candidates (a superset of its own can only find
-//! a better split).
+//! a better split). The nodes themselves are evaluated in `per_node.rs`.
 
-use super::{NodeBuffers, OpenLeaf, TreeGrower};
 use crate::binning::BinnedData;
 use crate::error::Result;
 use crate::group_testing::{
     candidate_features, draw_subsets, Excluded, GroupTestNode, PrefixCache,
 };
-use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram, NodeGradients};
+use crate::histogram::NodeGradients;
 use crate::interrupt::ShouldStop;
 use crate::params::BoosterParams;
-use crate::selection::TreeSelection;
-use crate::split::{
-    best_split_of_feature, split_candidates, NodeStats, SplitCandidate, SplitConstraints,
-};
-use rayon::prelude::*;
-use std::sync::Arc;
+use crate::split::{NodeStats, SplitConstraints};
 
 /// At most this many used features are subtracted from the pseudo-features:
 /// each costs a read per row in every test of a range holding it, and with
@@ -45,8 +39,6 @@ pub(super) struct GroupTesting {
     n_excluded: usize,
     /// The current tree's features (`colsample_bytree`).
     allowed: Vec<bool>,
-    /// Gathered gradients of the larger sibling.
-    large_buf: NodeBuffers,
     /// `gt_max_rows`.
     max_rows: Option<usize>,
 }
@@ -67,7 +59,6 @@ impl GroupTesting {
             cache,
             n_excluded: 0,
             allowed: vec![false; d],
-            large_buf: NodeBuffers::default(),
             max_rows: params.gt_max_rows,
         })
     }
@@ -97,7 +88,7 @@ impl GroupTesting {
     /// The survivors of the group tests of a node (its rows, their
     /// gradients and sums) that the tree may use. A node with more than
     /// `gt_max_rows` rows is tested on that many of them.
-    fn candidates(
+    pub(super) fn candidates(
         &self,
         data: &BinnedData,
         rows: &[u32],
@@ -126,7 +117,7 @@ impl GroupTesting {
     }
 
     /// Ω (restricted to the tree's features) and the `found` sets, ascending.
-    fn node_features(&self, omega: &[usize], found: &[&[usize]]) -> Vec<usize> {
+    pub(super) fn node_features(&self, omega: &[usize], found: &[&[usize]]) -> Vec<usize> {
         let mut features: Vec<usize> = omega
             .iter()
             .copied()
@@ -218,163 +209,10 @@ impl RowSample {
     }
 }
 
-impl TreeGrower<'_> {
-    /// The root's candidates, histogram and best split. `features` are the
-    /// tree's.
-    ///
-    /// When neither Ω nor the candidates give the root a split, the group
-    /// tests may have missed every feature worth one, and the fit would end
-    /// here (the next round would see the same gradients). So the root is
-    /// then scanned over all `features`, once, and the best of them joins
-    /// its candidates: group testing never stops a fit that exhaustive
-    /// search would go on with.
-    pub(super) fn evaluate_root_group_tested(
-        &mut self,
-        root: &mut OpenLeaf,
-        rows: &[u32],
-        grad: &[f64],
-        hess: &[f64],
-        features: &[usize],
-        selection: &TreeSelection,
-    ) {
-        let gt = self.group_testing.as_ref().expect("group testing is on");
-        let mut buf = std::mem::take(&mut self.node_buf);
-        let grads = buf.gather(rows, grad, hess, self.constant_hess);
-        root.found = gt.candidates(self.data, rows, grads, root.stats, self.constraints);
-        self.evaluate_root_features(root, rows, grads, selection);
-        if root.best.is_none() {
-            if let Some(f) = self.best_root_feature(root.stats, rows, grads, features, selection) {
-                root.found.push(f);
-                root.found.sort_unstable();
-                self.evaluate_root_features(root, rows, grads, selection);
-            }
-        }
-        self.node_buf = buf;
-    }
-
-    /// The root's histogram and best split over Ω and its candidates.
-    fn evaluate_root_features(
-        &mut self,
-        root: &mut OpenLeaf,
-        rows: &[u32],
-        grads: NodeGradients,
-        selection: &TreeSelection,
-    ) {
-        let gt = self.group_testing.as_ref().expect("group testing is on");
-        let features = gt.node_features(selection.used_in_order(), &[&root.found]);
-        let layout = HistLayout::for_features(self.data, &features);
-        let mut hist = Histogram::zeros(&layout);
-        hist.build(&layout, self.data, &features, rows, grads);
-        let candidates = split_candidates(&hist, &layout, &features, root.stats, &self.constraints);
-        root.layout = Some(Arc::new(layout));
-        self.attach(root, hist, candidates, selection);
-    }
-
-    /// The feature of the root's best split over all `features`, as
-    /// exhaustive search finds it (if it beats `min_gain`).
-    fn best_root_feature(
-        &self,
-        stats: NodeStats,
-        rows: &[u32],
-        grads: NodeGradients,
-        features: &[usize],
-        selection: &TreeSelection,
-    ) -> Option<usize> {
-        let mut hist = Histogram::zeros(&self.layout);
-        hist.build(&self.layout, self.data, features, rows, grads);
-        split_candidates(&hist, &self.layout, features, stats, &self.constraints)
-            .into_iter()
-            .map(|s| (s.feature, s.gain - selection.deduction(s.feature)))
-            .filter(|&(_, score)| score > self.params.min_gain)
-            .fold(None, |best: Option<(usize, f64)>, (f, score)| match best {
-                Some((_, b)) if b >= score => best,
-                _ => Some((f, score)),
-            })
-            .map(|(f, _)| f)
-    }
-
-    /// Candidates, histograms and best splits of two new siblings, the
-    /// smaller first; each comes with whether it may be split. `parent` is
-    /// the parent's histogram and the features it holds.
-    pub(super) fn evaluate_siblings_group_tested(
-        &mut self,
-        siblings: [(&mut OpenLeaf, bool); 2],
-        parent: (Histogram, Arc<HistLayout>),
-        rows: &[u32],
-        grad: &[f64],
-        hess: &[f64],
-        selection: &TreeSelection,
-    ) {
-        let [(small, small_ok), (large, large_ok)] = siblings;
-        let (parent_hist, parent_layout) = parent;
-        let segment_rows = |leaf: &OpenLeaf| {
-            let seg = leaf.segment;
-            &rows[seg.begin..seg.begin + seg.count]
-        };
-        let (small_rows, large_rows) = (segment_rows(small), segment_rows(large));
-        let gt = self.group_testing.as_mut().expect("group testing is on");
-        let mut large_buf = std::mem::take(&mut gt.large_buf);
-        let mut small_buf = std::mem::take(&mut self.node_buf);
-        let small_grads = small_buf.gather(small_rows, grad, hess, self.constant_hess);
-        let large_grads = large_buf.gather(large_rows, grad, hess, self.constant_hess);
-        let gt = self.group_testing.as_ref().expect("group testing is on");
-        small.found = if small_ok {
-            gt.candidates(
-                self.data,
-                small_rows,
-                small_grads,
-                small.stats,
-                self.constraints,
-            )
-        } else {
-            Vec::new()
-        };
-        if !large_ok {
-            large.found = Vec::new();
-        }
-        let features = gt.node_features(selection.used_in_order(), &[&small.found, &large.found]);
-        let layout = Arc::new(HistLayout::for_features(self.data, &features));
-        let mut small_hist = Histogram::zeros(&layout);
-        let mut large_hist = Histogram::zeros(&layout);
-        let (data, c) = (self.data, &self.constraints);
-        let (small_stats, large_stats) = (small.stats, large.stats);
-        let per_feature: Vec<(Option<SplitCandidate>, Option<SplitCandidate>)> = small_hist
-            .feature_slices_mut(&layout, &features)
-            .into_par_iter()
-            .zip(large_hist.feature_slices_mut(&layout, &features))
-            .with_min_len(4)
-            .map(|((f, small_bins), (_, large_bins))| {
-                build_feature(small_bins, data, f, small_rows, small_grads);
-                let best_large = large_ok.then(|| {
-                    if parent_layout.contains(f) {
-                        large_bins.copy_from_slice(parent_hist.feature(&parent_layout, f));
-                        subtract_feature(large_bins, small_bins);
-                    } else {
-                        build_feature(large_bins, data, f, large_rows, large_grads);
-                    }
-                    best_split_of_feature(f, large_bins, large_stats, c)
-                });
-                let best_small =
-                    small_ok.then(|| best_split_of_feature(f, small_bins, small_stats, c));
-                (best_small.flatten(), best_large.flatten())
-            })
-            .collect();
-        self.node_buf = small_buf;
-        self.group_testing
-            .as_mut()
-            .expect("group testing is on")
-            .large_buf = large_buf;
-        let small_candidates = per_feature.iter().filter_map(|c| c.0).collect();
-        let large_candidates = per_feature.iter().filter_map(|c| c.1).collect();
-        small.layout = Some(Arc::clone(&layout));
-        large.layout = Some(layout);
-        self.attach(small, small_hist, small_candidates, selection);
-        self.attach(large, large_hist, large_candidates, selection);
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::per_node::PerNode;
+    use super::super::TreeGrower;
     use super::*;
     use crate::binning::bin_matrix;
     use crate::interrupt::never;
@@ -430,7 +268,9 @@ mod tests {
     /// The root's candidates for the first tree's gradients (all rows).
     fn root_candidates(grower: &mut TreeGrower, data: &BinnedData, grad: &[f64]) -> Vec<usize> {
         let all: Vec<usize> = (0..data.n_features).collect();
-        let gt = grower.group_testing.as_mut().unwrap();
+        let Some(PerNode::GroupTesting(gt)) = grower.per_node.as_mut() else {
+            panic!("group testing is on")
+        };
         gt.begin_tree(&all);
         let n = grad.len();
         let rows: Vec<u32> = (0..n as u32).collect();

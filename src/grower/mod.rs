@@ -7,6 +7,7 @@
 //! [`group_tested`]).
 
 mod group_tested;
+mod per_node;
 
 use crate::binning::BinnedData;
 use crate::error::Result;
@@ -21,6 +22,8 @@ use crate::split::{
 };
 use crate::tree::{Node, Tree};
 use group_tested::GroupTesting;
+pub use per_node::NodeSampling;
+use per_node::PerNode;
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -94,8 +97,11 @@ pub struct TreeGrower<'a> {
     node_buf: NodeBuffers,
     /// The hessian of every row, when all are equal (set per tree).
     constant_hess: Option<f64>,
-    /// GT-GBM's state, when nodes search by group testing.
-    group_testing: Option<GroupTesting>,
+    /// Where each node's features come from, when not all the tree's
+    /// (group testing, per-node sampling).
+    per_node: Option<PerNode>,
+    /// Gathered gradients of the larger sibling (per-node features).
+    large_buf: NodeBuffers,
     /// Polled before every split, so that a large tree stops early.
     should_stop: &'a ShouldStop<'a>,
 }
@@ -108,8 +114,12 @@ impl<'a> TreeGrower<'a> {
         params: &'a BoosterParams,
         should_stop: &'a ShouldStop<'a>,
     ) -> Result<Self> {
-        let group_testing = match params.split_search {
-            SplitSearch::GroupTesting => Some(GroupTesting::new(data, params, should_stop)?),
+        let per_node = match params.split_search {
+            SplitSearch::GroupTesting => Some(PerNode::GroupTesting(GroupTesting::new(
+                data,
+                params,
+                should_stop,
+            )?)),
             SplitSearch::Exhaustive => None,
         };
         Ok(TreeGrower {
@@ -125,7 +135,8 @@ impl<'a> TreeGrower<'a> {
             pool: Vec::new(),
             node_buf: NodeBuffers::default(),
             constant_hess: None,
-            group_testing,
+            per_node,
+            large_buf: NodeBuffers::default(),
             should_stop,
         })
     }
@@ -133,7 +144,20 @@ impl<'a> TreeGrower<'a> {
     /// With group testing: the number of feature subsets p and the bytes of
     /// the prefix-sum cache.
     pub fn group_testing_info(&self) -> Option<(usize, usize)> {
-        self.group_testing.as_ref().map(GroupTesting::info)
+        match &self.per_node {
+            Some(PerNode::GroupTesting(gt)) => Some(gt.info()),
+            _ => None,
+        }
+    }
+
+    /// Each node of the following trees scans only the features `sampling`
+    /// draws for it (random forests). Not with group testing.
+    pub fn sample_per_node(&mut self, sampling: NodeSampling) {
+        assert!(
+            !matches!(self.per_node, Some(PerNode::GroupTesting(_))),
+            "per-node sampling replaces group testing"
+        );
+        self.per_node = Some(PerNode::Sampled(sampling));
     }
 
     /// Grow one tree on `rows` (ascending; all rows `0..n` when not
@@ -171,16 +195,15 @@ impl<'a> TreeGrower<'a> {
             candidates: Vec::new(),
             best: None,
         };
-        if let Some(gt) = &mut self.group_testing {
-            gt.begin_tree(features);
-            gt.follow(selection.used_in_order());
+        if let Some(source) = &mut self.per_node {
+            source.begin_tree(features, selection.used_in_order());
         }
         let root_scale = root_scale(&rows, grad, hess, root_stats);
         selection.begin_tree(root_scale);
         // Squared error without weights: every hessian is the same.
         self.constant_hess = hess.iter().all(|&h| h == hess[0]).then(|| hess[0]);
-        if self.can_split(&root) && self.group_testing.is_some() {
-            self.evaluate_root_group_tested(&mut root, &rows, grad, hess, features, selection);
+        if self.can_split(&root) && self.per_node.is_some() {
+            self.evaluate_root_per_node(&mut root, &rows, grad, hess, features, selection);
         } else if self.can_split(&root) {
             let mut hist = self.take_hist();
             let mut buf = std::mem::take(&mut self.node_buf);
@@ -211,8 +234,8 @@ impl<'a> TreeGrower<'a> {
             // features closed: the cached choices of the other leaves are
             // stale.
             let changed = selection.commit(split.feature);
-            if let Some(gt) = &mut self.group_testing {
-                gt.follow(selection.used_in_order());
+            if let Some(source) = &mut self.per_node {
+                source.follow(selection.used_in_order());
             }
             match changed {
                 Changed::Nothing => {}
@@ -270,7 +293,7 @@ impl<'a> TreeGrower<'a> {
     /// Keep a histogram of all features for a later node; drop one of a
     /// node's own features (group testing sizes each one to its node).
     fn recycle(&mut self, hist: Histogram) {
-        if self.group_testing.is_none() {
+        if self.per_node.is_none() {
             self.pool.push(hist);
         }
     }
@@ -432,7 +455,7 @@ impl<'a> TreeGrower<'a> {
         if let Some(parent_layout) = parent_layout {
             let parent = (parent_hist, parent_layout);
             let siblings = [(small, small_ok), (large, large_ok)];
-            self.evaluate_siblings_group_tested(siblings, parent, rows, grad, hess, selection);
+            self.evaluate_siblings_per_node(siblings, parent, rows, grad, hess, selection);
             return;
         }
         let seg = small.segment;
