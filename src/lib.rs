@@ -17,6 +17,7 @@ pub mod data;
 pub mod error;
 pub mod feature_sampling;
 pub mod float_sort;
+pub mod forest;
 pub mod group_testing;
 pub mod grower;
 pub mod histogram;

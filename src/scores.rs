@@ -66,6 +66,18 @@ pub(crate) fn update_scores(
     }
 }
 
+/// The output of `grown`'s tree for every row of the data it was grown on,
+/// in-sample or not (a forest's out-of-bag rows).
+pub(crate) fn tree_values(grown: &GrownTree, binned: &BinnedData) -> Vec<f64> {
+    let router = BinnedTree::new(&grown.tree, &binned.mappers, binned.n_rows, |v| v);
+    let mut values = vec![0.0; binned.n_rows];
+    values
+        .par_chunks_mut(ROW_BLOCK)
+        .enumerate()
+        .for_each(|(b, out)| router.add_rows(&binned.bins, b * ROW_BLOCK, out));
+    values
+}
+
 /// Rows per parallel block of [`add_trees`].
 const ROW_BLOCK: usize = 1024;
 

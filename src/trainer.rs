@@ -408,7 +408,7 @@ fn gradients(
 /// their rows.
 /// `weights` scaled to sum to 1; uniform when there are none (or none is
 /// positive).
-fn sampling_probabilities(weights: Option<Vec<f64>>, d: usize) -> Vec<f64> {
+pub(crate) fn sampling_probabilities(weights: Option<Vec<f64>>, d: usize) -> Vec<f64> {
     let uniform = || vec![1.0 / d as f64; d];
     match weights {
         Some(w) => {

@@ -4,6 +4,7 @@ features, with a Rust core and a scikit-learn API."""
 from ._core import __version__
 from ._training import RoundReport
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
+from .forest import SparseForestClassifier, SparseForestRegressor
 from .multitask import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor
 from .persistence import load_model
 from .ranker import SparseBoostRanker
@@ -17,6 +18,8 @@ __all__ = [
     "SparseBoostRanker",
     "SparseBoostRegressor",
     "SparseBoostSelector",
+    "SparseForestClassifier",
+    "SparseForestRegressor",
     "__version__",
     "load_model",
 ]

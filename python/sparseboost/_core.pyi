@@ -88,6 +88,16 @@ class MultiTaskModel:
     @staticmethod
     def from_json(text: str) -> MultiTaskModel: ...
 
+def fit_forest(
+    x: npt.NDArray[np.float64],
+    targets: npt.NDArray[np.float64],
+    sample_weight: npt.NDArray[np.float64] | None,
+    params: dict[str, Any],
+) -> tuple[Model, npt.NDArray[np.float64]]:
+    """Fit a random forest on (K, n) targets; returns (model, (n, K)
+    out-of-bag means, NaN where no tree left a row out). Releases the GIL;
+    Ctrl-C raises KeyboardInterrupt."""
+
 def fit_multitask(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],

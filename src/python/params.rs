@@ -35,7 +35,7 @@ fn is_boolean(value: &Bound<'_, PyAny>) -> bool {
 }
 
 /// A real number (an int or a float, not a bool or a string).
-fn real(key: &str, value: &Bound<'_, PyAny>) -> PyResult<f64> {
+pub(super) fn real(key: &str, value: &Bound<'_, PyAny>) -> PyResult<f64> {
     if is_boolean(value) || value.is_instance_of::<PyString>() {
         return Err(wrong_type(key, "a real number", value));
     }
@@ -51,7 +51,7 @@ fn real(key: &str, value: &Bound<'_, PyAny>) -> PyResult<f64> {
 /// A count: an integer (not a bool, not a float), so that a negative one is
 /// a range error (a `ValueError`). Beyond 2⁶³ it saturates: such counts
 /// mean "no limit" everywhere they are used.
-fn count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+pub(super) fn count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
     if is_boolean(value) || value.is_instance_of::<PyFloat>() || value.is_instance_of::<PyString>()
     {
         return Err(wrong_type(key, "an integer", value));
@@ -72,7 +72,7 @@ fn count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
 }
 
 /// `None` or a count.
-fn optional_count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+pub(super) fn optional_count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
     if value.is_none() {
         Ok(None)
     } else {
@@ -81,14 +81,14 @@ fn optional_count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<usize>
 }
 
 /// A string (one of a few names, checked by the caller's parser).
-fn name(key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
+pub(super) fn name(key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
     value
         .extract::<String>()
         .map_err(|_| wrong_type(key, "a string", value))
 }
 
 /// A seed: an integer in [0, 2⁶⁴).
-fn seed(key: &str, value: &Bound<'_, PyAny>) -> PyResult<u64> {
+pub(super) fn seed(key: &str, value: &Bound<'_, PyAny>) -> PyResult<u64> {
     if is_boolean(value) {
         return Err(wrong_type(key, "an integer", value));
     }
@@ -101,9 +101,17 @@ fn seed(key: &str, value: &Bound<'_, PyAny>) -> PyResult<u64> {
     })
 }
 
+/// A boolean (Python's or numpy's).
+pub(super) fn boolean(key: &str, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if !is_boolean(value) {
+        return Err(wrong_type(key, "a boolean", value));
+    }
+    value.is_truthy()
+}
+
 /// A number of features: an integer is a count, a float a fraction
 /// (scikit-learn's `max_features` convention).
-pub(crate) fn feature_count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<FeatureCount> {
+pub(super) fn feature_count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<FeatureCount> {
     if value.is_instance_of::<PyFloat>()
         || value
             .get_type()
@@ -130,7 +138,7 @@ fn metrics(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<Metric>> {
     names.iter().map(|n| parsed(Metric::parse(n))).collect()
 }
 
-fn parsed<T>(result: crate::Result<T>) -> PyResult<T> {
+pub(super) fn parsed<T>(result: crate::Result<T>) -> PyResult<T> {
     result.map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
