@@ -4,12 +4,14 @@ features, with a Rust core and a scikit-learn API."""
 from ._core import __version__
 from ._training import RoundReport
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
+from .linear_forward import LinearForwardSelector
 from .multitask import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor
 from .persistence import load_model
 from .ranker import SparseBoostRanker
 from .selectors import SparseBoostSelector
 
 __all__ = [
+    "LinearForwardSelector",
     "MultiTaskSparseBoostClassifier",
     "MultiTaskSparseBoostRegressor",
     "RoundReport",
