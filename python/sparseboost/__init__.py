@@ -9,6 +9,7 @@ from .multitask import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegre
 from .persistence import load_model
 from .ranker import SparseBoostRanker
 from .selectors import SparseBoostSelector
+from .topk import TopKSelector
 
 __all__ = [
     "LinearForwardSelector",
@@ -19,6 +20,7 @@ __all__ = [
     "SparseBoostRanker",
     "SparseBoostRegressor",
     "SparseBoostSelector",
+    "TopKSelector",
     "__version__",
     "load_model",
 ]
