@@ -5,12 +5,15 @@ from ._core import __version__
 from ._training import RoundReport
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 from .forest import SparseForestClassifier, SparseForestRegressor
+from .linear_forward import LinearForwardSelector
 from .multitask import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor
 from .persistence import load_model
 from .ranker import SparseBoostRanker
 from .selectors import SparseBoostSelector
+from .topk import TopKSelector
 
 __all__ = [
+    "LinearForwardSelector",
     "MultiTaskSparseBoostClassifier",
     "MultiTaskSparseBoostRegressor",
     "RoundReport",
@@ -20,6 +23,7 @@ __all__ = [
     "SparseBoostSelector",
     "SparseForestClassifier",
     "SparseForestRegressor",
+    "TopKSelector",
     "__version__",
     "load_model",
 ]

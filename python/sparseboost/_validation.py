@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 import re
+import warnings
 from contextlib import contextmanager
 
 import numpy as np
@@ -108,10 +109,10 @@ def converting(arg: str):
         raise
 
 
-def check_X(estimator, X, *, reset: bool) -> np.ndarray:
-    """``X`` as a C-ordered float64 array (NaN allowed, ±inf not). With
-    ``reset`` it sets ``n_features_in_`` (and ``feature_names_in_``), else
-    it checks ``X`` against them."""
+def check_X(estimator, X, *, reset: bool, allow_nan: bool = True) -> np.ndarray:
+    """``X`` as a C-ordered float64 array (NaN allowed unless ``allow_nan``
+    is false, ±inf never). With ``reset`` it sets ``n_features_in_`` (and
+    ``feature_names_in_``), else it checks ``X`` against them."""
     with naming("X"), converting("X"):
         X = _as_array(X, "X")
         _reject_non_numbers(X, "X")
@@ -121,7 +122,7 @@ def check_X(estimator, X, *, reset: bool) -> np.ndarray:
             reset=reset,
             dtype=np.float64,
             order="C",
-            ensure_all_finite="allow-nan",
+            ensure_all_finite="allow-nan" if allow_nan else True,
         )
 
 
@@ -224,3 +225,33 @@ def resolve_seed(random_state, draw: bool = True) -> int:
         "random_state must be None, an int, a numpy RandomState or Generator, got "
         f"{random_state!r} ({type(random_state).__name__})"
     )
+
+
+def resolve_n_features_to_select(value, n_features: int, *, default: int) -> int:
+    """How many features a selector keeps: an int >= 1 (more than
+    ``n_features`` keeps them all, with a warning, as scikit-learn's
+    ``SelectKBest`` does), a float in (0, 1] as a fraction of ``n_features``
+    (rounded down, at least 1; the convention of scikit-learn's ``RFE``), or
+    None for ``default``."""
+    if value is None:
+        return default
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"n_features_to_select must be an int, a float in (0, 1] or None, got {value!r} "
+            f"({type(value).__name__})"
+        )
+    if isinstance(value, numbers.Integral):
+        if value < 1:
+            raise ValueError(f"n_features_to_select must be >= 1, got {value}")
+        if value > n_features:
+            warnings.warn(
+                f"n_features_to_select = {value} is more than the {n_features} features of X; "
+                "all of them are kept",
+                UserWarning,
+                stacklevel=3,
+            )
+            return n_features
+        return int(value)
+    if not 0 < value <= 1:
+        raise ValueError(f"n_features_to_select as a fraction must be in (0, 1], got {value}")
+    return max(1, int(value * n_features))

@@ -9,6 +9,11 @@ so exactly three features (columns 0, 1, 2) carry signal.
 
 ``make_multitask`` draws several related tasks that share some relevant
 features and have a few of their own (SPEC section 4).
+
+``make_friedman_random`` is Friedman's random function generator (1999,
+"Greedy function approximation", section 6), as in the reweighting
+experiments of Borisov et al.: a sum of 20 random Gaussian bumps of random
+subsets of a few relevant Gaussian features.
 """
 
 from __future__ import annotations
@@ -184,3 +189,99 @@ def make_multitask(
         if task == "classification":
             y[rows] = (y[rows] > np.median(y[rows])).astype(np.float64)
     return X, y, labels, {"shared": list(range(n_shared)), "private": private}
+
+
+# Friedman's generator sums this many random functions.
+FRIEDMAN_N_FUNCTIONS = 20
+
+
+def make_friedman_random(
+    n_samples: int,
+    n_features: int = 50,
+    n_relevant: int = 4,
+    task: str = "regression",
+    n_classes: int = 2,
+    random_state: int | None = None,
+    return_relevant: bool = False,
+):
+    """Draw ``(X, y)`` from Friedman's random function generator.
+
+    All features are iid N(0, 1); ``n_relevant`` of them, at random column
+    positions, carry the signal
+
+        f(x) = sum_{l=1..20} a_l exp(-(z_l - mu_l)' V_l (z_l - mu_l) / 2)
+
+    where ``z_l`` is a random subset of ``n_l`` relevant features, ``n_l =
+    min(floor(1.5 + r), n_relevant)`` with ``r`` exponential of mean 2,
+    ``a_l ~ U[-1, 1]``, ``mu_l ~ N(0, I)``, and ``V_l = U_l D_l U_l'`` with
+    ``U_l`` a random (Haar) orthonormal matrix and ``D_l`` diagonal with
+    square roots of its entries ~ U[0.1, 2] (Friedman 1999, section 6).
+    The random state fixes the function as well as the rows: take training
+    and test rows from one draw.
+
+    Parameters
+    ----------
+    n_samples : int
+        Rows, >= 1.
+    n_features : int, default=50
+        Columns, >= ``n_relevant``.
+    n_relevant : int, default=4
+        Features the target depends on, >= 1.
+    task : {"regression", "classification"}, default="regression"
+        For "classification", ``f`` is cut at its ``1/n_classes, ...``
+        quantiles into ``n_classes`` balanced classes 0, 1, ... (in
+        increasing ``f``).
+    n_classes : int, default=2
+        Classes for "classification", >= 2.
+    random_state : int or None
+        Seed of numpy's ``default_rng``.
+    return_relevant : bool, default=False
+        Also return the relevant columns.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+        ``f(x)`` (float), or the class (int) for "classification".
+    relevant : ndarray of int, shape (n_relevant,)
+        The relevant columns, in increasing order; only with
+        ``return_relevant``.
+    """
+    n_samples = _count("n_samples", n_samples, 1)
+    n_relevant = _count("n_relevant", n_relevant, 1)
+    n_features = _count("n_features", n_features, 1)
+    if n_features < n_relevant:
+        raise ValueError(f"n_features must be >= n_relevant = {n_relevant}, got {n_features}")
+    n_classes = _count("n_classes", n_classes, 2)
+    _check_common(0.0, task, n_samples * n_features)
+    if not isinstance(return_relevant, (bool, np.bool_)):
+        raise TypeError(f"return_relevant must be True or False, got {return_relevant!r}")
+    rng = _rng(random_state)
+    Z = rng.standard_normal((n_samples, n_relevant))
+    f = np.zeros(n_samples)
+    for _ in range(FRIEDMAN_N_FUNCTIONS):
+        size = min(int(np.floor(1.5 + rng.exponential(2.0))), n_relevant)
+        subset = rng.choice(n_relevant, size, replace=False)
+        a = rng.uniform(-1, 1)
+        mu = rng.standard_normal(size)
+        # QR of a Gaussian matrix, its columns' signs fixed by R's diagonal,
+        # is a uniformly (Haar) distributed orthonormal matrix
+        q, r = np.linalg.qr(rng.standard_normal((size, size)))
+        U = q * np.sign(np.diag(r))
+        D = rng.uniform(0.1, 2.0, size) ** 2
+        centred = Z[:, subset] - mu
+        projected = centred @ U  # (z - mu)' V (z - mu) = sum_j D_j (U'(z - mu))_j^2
+        f += a * np.exp(-0.5 * (projected**2) @ D)
+    X = np.empty((n_samples, n_features))
+    columns = rng.permutation(n_features)
+    relevant = columns[:n_relevant]
+    X[:, relevant] = Z
+    X[:, columns[n_relevant:]] = rng.standard_normal((n_samples, n_features - n_relevant))
+    if task == "classification":
+        cuts = np.quantile(f, np.arange(1, n_classes) / n_classes)
+        y = np.searchsorted(cuts, f, side="right")
+    else:
+        y = f
+    if return_relevant:
+        return X, y, np.sort(relevant)
+    return X, y

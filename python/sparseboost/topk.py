@@ -1,0 +1,190 @@
+"""The GBDT-topK baseline: keep the K features a boosted model (fitted on
+all of them, with no selection penalty) finds most important."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import BaseSparseBoost, FeatureSelectorMixin
+from ._validation import check_X, naming, resolve_n_features_to_select
+from .estimators import SparseBoostClassifier, SparseBoostRegressor
+
+
+def _refit_estimator_has(method):
+    """``method`` is offered when the selector refits and its estimator has it."""
+
+    def check(self):
+        if not self.refit:
+            return False
+        if hasattr(self, "estimator_"):
+            return hasattr(self.estimator_, method)
+        return self.estimator is None or hasattr(self.estimator, method)
+
+    return check
+
+
+class TopKSelector(MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
+    """Keep the ``n_features_to_select`` most important features of a model
+    fitted on all features (the GBDT-topK baseline).
+
+    Parameters
+    ----------
+    estimator : estimator, default=None
+        Fitted (cloned) on all features to rank them: a sparseboost booster
+        or any scikit-learn estimator with ``feature_importances_`` (a
+        random forest, for example). None picks
+        ``SparseBoostClassifier(penalty="none")`` for class labels and
+        ``SparseBoostRegressor(penalty="none")`` otherwise, the plain GBDT.
+    n_features_to_select : int or float, default=10
+        K: an int (more than the features of ``X`` keeps them all, with a
+        warning) or a float in (0, 1], that fraction of the features
+        (rounded down, at least 1).
+    importance : {"gain", "split"}, default="gain"
+        For a sparseboost booster, the total split gain or the number of
+        splits of each feature (``get_feature_importance``). Other
+        estimators offer only their ``feature_importances_``, taken for
+        "gain".
+    refit : bool, default=True
+        Refit a clone of the estimator on the kept columns. ``estimator_``
+        is then that model, and ``predict``, ``predict_proba``,
+        ``decision_function`` and ``score`` (those the estimator has) take
+        ``X`` with all columns and use the kept ones, as scikit-learn's
+        ``RFE`` does. With False, ``estimator_`` is the model on all
+        features and the selector only transforms.
+
+    Attributes
+    ----------
+    selected_features_ : ndarray of int
+        The kept features, most important first (equal importances in
+        column order).
+    support_ : ndarray of bool, shape (n_features_in_,)
+    importances_ : ndarray of float, shape (n_features_in_,)
+        Each feature's importance in the model on all features.
+    estimator_ : estimator
+        The refitted model on the kept columns (in column order, the
+        columns of ``transform(X)``), or with ``refit=False`` the model on
+        all features.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` has column names (a pandas DataFrame).
+    """
+
+    def __init__(self, estimator=None, n_features_to_select=10, importance="gain", refit=True):
+        self.estimator = estimator
+        self.n_features_to_select = n_features_to_select
+        self.importance = importance
+        self.refit = refit
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        if self.estimator is None or isinstance(self.estimator, BaseSparseBoost):
+            tags.input_tags.allow_nan = True
+        else:
+            tags.input_tags.allow_nan = self.estimator.__sklearn_tags__().input_tags.allow_nan
+        return tags
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "estimator_")
+
+    def fit(self, X, y, **fit_params):
+        """Fit the estimator on all of ``X``, keep the top K features and
+        (``refit``) fit a clone on them; ``fit_params`` go to both fits."""
+        self.__dict__.pop("estimator_", None)
+        if self.importance not in ("gain", "split"):
+            raise ValueError(f"importance must be 'gain' or 'split', got {self.importance!r}")
+        if not isinstance(self.refit, (bool, np.bool_)):
+            raise TypeError(f"refit must be True or False, got {self.refit!r}")
+        sparseboost = self.estimator is None or isinstance(self.estimator, BaseSparseBoost)
+        if not sparseboost and self.importance == "split":
+            raise ValueError(
+                "importance='split' needs a sparseboost booster as estimator; "
+                f"{type(self.estimator).__name__} offers only feature_importances_ "
+                "(use importance='gain')"
+            )
+        checked = check_X(self, X, reset=True)
+        d = checked.shape[1]
+        k = resolve_n_features_to_select(self.n_features_to_select, d, default=10)
+        if self.estimator is None:
+            with naming("y"):
+                is_labels = type_of_target(y) in ("binary", "multiclass")
+            estimator = (
+                SparseBoostClassifier(penalty="none")
+                if is_labels
+                else SparseBoostRegressor(penalty="none")
+            )
+        else:
+            estimator = clone(self.estimator)
+
+        # The models get plain arrays: feature names stay with the selector,
+        # which checks them in transform and predict.
+        full = estimator.fit(checked, y, **fit_params)
+        if sparseboost:
+            importances = full.get_feature_importance(self.importance)
+        elif hasattr(full, "feature_importances_"):
+            importances = full.feature_importances_
+        else:
+            raise TypeError(
+                f"estimator {type(full).__name__} has no feature_importances_ after fit; "
+                "TopKSelector needs a model that scores its features"
+            )
+        importances = np.asarray(importances, dtype=np.float64)
+        if importances.shape != (d,):
+            raise ValueError(
+                f"estimator's feature_importances_ has shape {importances.shape}, expected ({d},)"
+            )
+        # a stable sort of the negated importances keeps equal ones in column order
+        ranked = np.argsort(-importances, kind="stable")
+        self.importances_ = importances
+        self.selected_features_ = ranked[:k]
+        self.support_ = np.zeros(d, dtype=bool)
+        self.support_[self.selected_features_] = True
+        if self.refit:
+            self.estimator_ = clone(estimator).fit(checked[:, self.support_], y, **fit_params)
+        else:
+            self.estimator_ = full
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        return self.support_
+
+    def _kept_columns(self, X):
+        # The models were fitted on plain arrays (the selector keeps the
+        # column names), so they get plain arrays whatever set_output says.
+        check_is_fitted(self)
+        return check_X(self, X, reset=False)[:, self.support_]
+
+    @available_if(_refit_estimator_has("predict"))
+    def predict(self, X):
+        """The refitted model's prediction from the kept columns of ``X``."""
+        kept = self._kept_columns(X)
+        return self.estimator_.predict(kept)
+
+    @available_if(_refit_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        """The refitted model's class probabilities from the kept columns."""
+        kept = self._kept_columns(X)
+        return self.estimator_.predict_proba(kept)
+
+    @available_if(_refit_estimator_has("decision_function"))
+    def decision_function(self, X):
+        """The refitted model's raw score from the kept columns."""
+        kept = self._kept_columns(X)
+        return self.estimator_.decision_function(kept)
+
+    @available_if(_refit_estimator_has("score"))
+    def score(self, X, y, **score_params):
+        """The refitted model's score on the kept columns of ``X``."""
+        kept = self._kept_columns(X)
+        return self.estimator_.score(kept, y, **score_params)
+
+    @property
+    def classes_(self):
+        """The refitted classifier's classes."""
+        check_is_fitted(self)
+        return self.estimator_.classes_

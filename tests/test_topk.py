@@ -1,0 +1,110 @@
+"""TopKSelector: the GBDT-topK baseline."""
+
+import numpy as np
+import pytest
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.linear_model import LinearRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from sparseboost import SparseBoostClassifier, SparseBoostRegressor, TopKSelector
+
+
+def test_keeps_the_planted_features_in_importance_order(synthetic_regression):
+    X, y, X_test, y_test = synthetic_regression
+    booster = SparseBoostRegressor(n_estimators=30, penalty="none", random_state=0)
+    selector = TopKSelector(booster, n_features_to_select=3).fit(X, y)
+    full = SparseBoostRegressor(n_estimators=30, penalty="none", random_state=0).fit(X, y)
+    importances = full.get_feature_importance("gain")
+    np.testing.assert_allclose(selector.importances_, importances)
+    np.testing.assert_array_equal(selector.selected_features_, np.argsort(-importances)[:3])
+    assert set(selector.selected_features_) == {0, 1, 2}
+    assert np.all(np.diff(selector.importances_[selector.selected_features_]) <= 0)
+    np.testing.assert_array_equal(np.flatnonzero(selector.support_), [0, 1, 2])
+    # the refit model predicts from the kept columns
+    assert selector.estimator_.n_features_in_ == 3
+    np.testing.assert_allclose(
+        selector.predict(X_test), selector.estimator_.predict(X_test[:, [0, 1, 2]])
+    )
+    assert selector.score(X_test, y_test) > 0.5
+    assert selector.transform(X_test).shape == (len(X_test), 3)
+
+
+def test_split_importance_and_ties_in_column_order():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((400, 6))
+    y = X[:, 4] + 0.1 * rng.standard_normal(400)
+    # one tree with one split: a single feature has importance, the others tie at 0
+    booster = SparseBoostRegressor(n_estimators=1, max_leaves=2, penalty="none")
+    selector = TopKSelector(booster, n_features_to_select=3, importance="split").fit(X, y)
+    np.testing.assert_array_equal(selector.importances_, [0, 0, 0, 0, 1, 0])
+    np.testing.assert_array_equal(selector.selected_features_, [4, 0, 1])
+
+
+def test_default_estimator_is_the_plain_gbdt_for_the_target(synthetic_classification):
+    X, y, X_test, y_test = synthetic_classification
+    selector = TopKSelector(n_features_to_select=3).fit(X, y)
+    assert isinstance(selector.estimator_, SparseBoostClassifier)
+    assert selector.estimator_.penalty == "none"
+    assert set(selector.selected_features_) == {0, 1, 2}
+    assert selector.predict_proba(X_test).shape == (len(X_test), 2)
+    np.testing.assert_array_equal(selector.classes_, [0.0, 1.0])
+    regressor = TopKSelector(n_features_to_select=3).fit(X, y + 0.5 * X[:, 0])
+    assert isinstance(regressor.estimator_, SparseBoostRegressor)
+    assert regressor.estimator_.penalty == "none"
+
+
+def test_any_estimator_with_feature_importances(synthetic_regression, synthetic_classification):
+    X, y, _, _ = synthetic_regression
+    forest = RandomForestRegressor(n_estimators=20, max_depth=6, random_state=0)
+    selector = TopKSelector(forest, n_features_to_select=3).fit(X[:600], y[:600])
+    assert set(selector.selected_features_) == {0, 1, 2}
+    assert isinstance(selector.estimator_, RandomForestRegressor)
+    Xc, yc, _, _ = synthetic_classification
+    clf = TopKSelector(
+        RandomForestClassifier(n_estimators=20, random_state=0), n_features_to_select=3
+    ).fit(Xc[:600], yc[:600])
+    assert clf.predict_proba(Xc[:5]).shape == (5, 2)
+    with pytest.raises(ValueError, match="importance='split' needs a sparseboost booster"):
+        TopKSelector(forest, importance="split").fit(X[:100], y[:100])
+    with pytest.raises(TypeError, match="LinearRegression has no feature_importances_"):
+        TopKSelector(LinearRegression()).fit(X[:100], y[:100])
+
+
+def test_refit_false_keeps_the_model_on_all_features(synthetic_regression):
+    X, y, _, _ = synthetic_regression
+    booster = SparseBoostRegressor(n_estimators=10, random_state=0)
+    selector = TopKSelector(booster, n_features_to_select=2, refit=False).fit(X, y)
+    assert selector.estimator_.n_features_in_ == X.shape[1]
+    assert not hasattr(selector, "predict")
+    assert selector.transform(X).shape == (len(X), 2)
+
+
+def test_in_a_pipeline(synthetic_regression):
+    X, y, X_test, y_test = synthetic_regression
+    selector = TopKSelector(SparseBoostRegressor(n_estimators=20), n_features_to_select=3)
+    pipe = make_pipeline(selector, LinearRegression()).fit(X, y)
+    assert pipe.score(X_test, y_test) > 0.4
+
+
+def test_bad_arguments_are_named(synthetic_regression):
+    X, y, _, _ = synthetic_regression
+    X, y = X[:100], y[:100]
+    with pytest.raises(ValueError, match="importance must be 'gain' or 'split', got 'cover'"):
+        TopKSelector(importance="cover").fit(X, y)
+    with pytest.raises(ValueError, match="n_features_to_select must be >= 1, got 0"):
+        TopKSelector(n_features_to_select=0).fit(X, y)
+    with pytest.raises(TypeError, match="refit must be True or False"):
+        TopKSelector(refit="yes").fit(X, y)
+    with pytest.warns(UserWarning, match="all of them are kept"):
+        kept = TopKSelector(SparseBoostRegressor(n_estimators=5), n_features_to_select=50)
+        assert kept.fit(X, y).get_support().all()
+
+
+@parametrize_with_checks(
+    [
+        TopKSelector(SparseBoostRegressor(n_estimators=5, min_samples_leaf=1), 2),
+        TopKSelector(n_features_to_select=2, refit=False),
+    ]
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
