@@ -44,3 +44,15 @@ def test_rfecv_keeps_the_planted_features(problem):
     np.testing.assert_array_equal(rfecv.cv_results_["n_features"], np.arange(1, 21))
     assert scores[2] > scores.max() - 0.01
     assert scores[1] < scores[2] - 0.02
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_rfe_with_forests_keeps_the_planted_features(task):
+    from sparseboost import SparseForestClassifier, SparseForestRegressor
+
+    X, y = make_synthetic(600, 12, noise=0.1, task=task, random_state=0)
+    forest = (SparseForestRegressor if task == "regression" else SparseForestClassifier)(
+        n_estimators=30, random_state=0
+    )
+    rfe = RFE(forest, n_features_to_select=3, step=3).fit(X, y)
+    assert set(np.flatnonzero(rfe.support_)) == {0, 1, 2}
