@@ -20,6 +20,7 @@ pub mod group_testing;
 pub mod grower;
 pub mod histogram;
 pub mod interrupt;
+pub mod logistic;
 pub mod memory;
 pub mod metrics;
 pub mod model;
@@ -38,6 +39,7 @@ pub mod split;
 pub mod threads;
 pub mod trainer;
 pub mod tree;
+pub mod two_pass;
 pub mod units;
 
 #[cfg(feature = "python")]

@@ -5,6 +5,7 @@
 //! Ctrl-C stops a fit between two trees, and turns a Rust panic into a Python
 //! `RuntimeError` instead of aborting the interpreter.
 
+mod logistic;
 mod multitask;
 mod params;
 mod training;
@@ -502,6 +503,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_params, m)?)?;
     m.add_function(wrap_pyfunction!(eval_metric_names, m)?)?;
     multitask::register(m)?;
+    logistic::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
