@@ -22,6 +22,7 @@ pub mod group_testing;
 pub mod grower;
 pub mod histogram;
 pub mod interrupt;
+pub mod logistic;
 pub mod memory;
 pub mod metrics;
 pub mod model;
@@ -40,6 +41,7 @@ pub mod split;
 pub mod threads;
 pub mod trainer;
 pub mod tree;
+pub mod two_pass;
 pub mod units;
 
 #[cfg(feature = "python")]

@@ -325,9 +325,56 @@ pub fn auc(y: &[f64], scores: &[f64], weights: Option<&[f64]>) -> f64 {
     }
 }
 
+/// The largest recall among the thresholds whose precision is at least
+/// `precision`, for labels in {0, 1}: a row is called positive when its
+/// score is at least the threshold, and the thresholds are the distinct
+/// scores (so tied rows are called together). 0 when no threshold reaches
+/// the precision or there is no positive row.
+pub fn recall_at_precision(y: &[f64], scores: &[f64], precision: f64) -> f64 {
+    let mut order: Vec<(f64, bool)> = scores.iter().zip(y).map(|(&s, &l)| (s, l > 0.5)).collect();
+    order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+    let positives = order.iter().filter(|p| p.1).count();
+    if positives == 0 {
+        return 0.0;
+    }
+    let (mut called, mut hits, mut best) = (0usize, 0usize, 0usize);
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start;
+        while end < order.len() && order[end].0 == order[start].0 {
+            hits += usize::from(order[end].1);
+            end += 1;
+        }
+        called += end - start;
+        // As precision is defined (not `hits >= precision * called`), so that
+        // Python's definition gives the same answer at the boundary.
+        if hits as f64 / called as f64 >= precision {
+            best = best.max(hits);
+        }
+        start = end;
+    }
+    best as f64 / positives as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn recall_at_precision_on_hand_worked_cases() {
+        // Scores descending: 1 1 0 1 0 0. Thresholds: 1/1, 2/2, 2/3, 3/4 ...
+        let y = [1.0, 1.0, 0.0, 1.0, 0.0, 0.0];
+        let s = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4];
+        assert_eq!(recall_at_precision(&y, &s, 1.0), 2.0 / 3.0);
+        assert_eq!(recall_at_precision(&y, &s, 0.75), 1.0);
+        assert_eq!(recall_at_precision(&y, &s, 0.5), 1.0);
+        // Ties are called together: one threshold at 2 positives in 4 rows.
+        let tied = [0.9, 0.5, 0.5, 0.5, 0.1, 0.1];
+        assert_eq!(recall_at_precision(&y, &tied, 0.8), 1.0 / 3.0);
+        assert_eq!(recall_at_precision(&y, &tied, 0.75), 1.0);
+        assert_eq!(recall_at_precision(&[0.0, 0.0], &[0.1, 0.2], 0.1), 0.0);
+        assert_eq!(recall_at_precision(&[0.0, 1.0], &[0.9, 0.2], 0.9), 0.0);
+    }
 
     /// NDCG@k by enumerating positions, with the ideal from every
     /// permutation (small queries only).

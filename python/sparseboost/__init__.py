@@ -1,6 +1,7 @@
 """sparseboost: gradient boosted decision trees that select their own
 features, with a Rust core and a scikit-learn API."""
 
+from . import metrics
 from ._core import __version__
 from ._training import RoundReport
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
@@ -11,6 +12,7 @@ from .persistence import load_model
 from .ranker import SparseBoostRanker
 from .selectors import SparseBoostSelector
 from .topk import TopKSelector
+from .two_pass import TwoPassForwardSelector
 
 __all__ = [
     "LinearForwardSelector",
@@ -24,6 +26,8 @@ __all__ = [
     "SparseForestClassifier",
     "SparseForestRegressor",
     "TopKSelector",
+    "TwoPassForwardSelector",
     "__version__",
     "load_model",
+    "metrics",
 ]

@@ -126,3 +126,43 @@ def group_testing_candidates(
     """GT-GBM candidate features at a squared-error root: (candidates, p, cache bytes)."""
 
 def _panic_for_tests() -> None: ...
+
+class TwoPassPath:
+    """The current logistic models (one per fold) of a two-pass forward
+    stepwise search over the columns of a Fortran-ordered float64 matrix."""
+
+    def __init__(
+        self,
+        x: npt.NDArray[np.float64],
+        y: npt.NDArray[np.float64],
+        folds: list[tuple[npt.NDArray[np.uintp] | None, npt.NDArray[np.uintp] | None]],
+        c: float,
+        tol: float,
+        max_iter: int,
+    ) -> None: ...
+    def evaluate(
+        self, candidates: list[int], metric: str | None, precision: float, n_threads: int
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64] | None, list[bool], list[int]]:
+        """Fit each candidate added to the current models: (coef of shape
+        (candidates, folds, 2 + selected), scores (candidates, folds) of
+        "auc" or "recall_at_precision" or None, converged, Newton steps)."""
+    def accept(self, feature: int, n_threads: int) -> None: ...
+    @property
+    def selected(self) -> list[int]: ...
+    @property
+    def coef(self) -> npt.NDArray[np.float64]: ...
+
+def logistic_fit(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    features: list[int],
+    c: float,
+    tol: float,
+    max_iter: int,
+) -> tuple[npt.NDArray[np.float64], int, bool]:
+    """L2-penalised logistic regression of `features`: ([intercept, coef...],
+    Newton steps, converged)."""
+
+def recall_at_precision(
+    y: npt.NDArray[np.float64], scores: npt.NDArray[np.float64], precision: float
+) -> float: ...

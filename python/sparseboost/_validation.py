@@ -109,10 +109,10 @@ def converting(arg: str):
         raise
 
 
-def check_X(estimator, X, *, reset: bool, allow_nan: bool = True) -> np.ndarray:
-    """``X`` as a C-ordered float64 array (NaN allowed unless ``allow_nan``
-    is false, ±inf never). With ``reset`` it sets ``n_features_in_`` (and
-    ``feature_names_in_``), else it checks ``X`` against them."""
+def check_X(estimator, X, *, reset: bool, order: str = "C", allow_nan: bool = True) -> np.ndarray:
+    """``X`` as a float64 array in ``order`` (NaN allowed unless not
+    ``allow_nan``, ±inf never). With ``reset`` it sets ``n_features_in_``
+    (and ``feature_names_in_``), else it checks ``X`` against them."""
     with naming("X"), converting("X"):
         X = _as_array(X, "X")
         _reject_non_numbers(X, "X")
@@ -121,7 +121,7 @@ def check_X(estimator, X, *, reset: bool, allow_nan: bool = True) -> np.ndarray:
             X,
             reset=reset,
             dtype=np.float64,
-            order="C",
+            order=order,
             ensure_all_finite="allow-nan" if allow_nan else True,
         )
 

@@ -6,6 +6,7 @@
 //! `RuntimeError` instead of aborting the interpreter.
 
 mod forest;
+mod logistic;
 mod multitask;
 mod params;
 mod training;
@@ -510,6 +511,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(eval_metric_names, m)?)?;
     multitask::register(m)?;
     forest::register(m)?;
+    logistic::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
