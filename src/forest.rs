@@ -27,6 +27,7 @@ use crate::feature_sampling::{DynamicWeights, Fading, FeatureCount, FeatureSampl
 use crate::grower::{GrownTree, NodeSampling, TreeGrower};
 use crate::interrupt::{self, ShouldStop};
 use crate::model::Model;
+use crate::objective::weighted_mean;
 use crate::params::{BoosterParams, ObjectiveKind};
 use crate::rng::Rng;
 use crate::scores::tree_values;
@@ -295,19 +296,18 @@ fn assemble(
         // The average of the first t + 1 trees: sums · T / (t + 1).
         let scale = n_trees / (t + 1) as f64;
         model.record_loss(|| {
-            let (mut total, mut mass) = (0.0, 0.0);
-            for r in 0..n {
-                let weight = w.map_or(1.0, |w| w[r]);
-                let err: f64 = (0..k)
-                    .map(|o| (y[[o, r]] - sums[[o, r]] * scale).powi(2))
-                    .sum();
-                total += weight * err;
-                mass += weight;
-            }
-            if mass > 0.0 {
-                total / mass
-            } else {
+            let per_row: Vec<f64> = (0..n)
+                .map(|r| {
+                    (0..k)
+                        .map(|o| (y[[o, r]] - sums[[o, r]] * scale).powi(2))
+                        .sum()
+                })
+                .collect();
+            // All weights zero: no loss to speak of (and no NaN).
+            if w.is_some_and(|w| w.iter().all(|&v| v == 0.0)) {
                 0.0
+            } else {
+                weighted_mean(&per_row, w)
             }
         })?;
     }
