@@ -46,7 +46,7 @@ error by >= 10% (ratio <= 0.90) with 4 relevant of 50 features.
 
 Run from the project root (an installed sparseboost)::
 
-    python benches/reweighting.py                    # 20 data sets of 20000 rows, ~12 min
+    python benches/reweighting.py                    # 20 data sets of 20000 rows, ~9 min
     python benches/reweighting.py --quick            # smoke run, seconds
     python benches/reweighting.py --datasets 100 --parts boosting
     python benches/reweighting.py --n-samples 20000 --forest-n-samples 5000
