@@ -267,8 +267,14 @@ impl Model {
                 self.n_outputs
             ));
         }
-        let multi = self.objective == ObjectiveKind::MultiLogloss;
-        if multi != (self.n_outputs > 1) {
+        // Softmax has K > 1 outputs; log-loss and LambdaRank one; squared
+        // error any number (a forest's K class-indicator averages).
+        let fits = match self.objective {
+            ObjectiveKind::MultiLogloss => self.n_outputs > 1,
+            ObjectiveKind::SquaredError => true,
+            ObjectiveKind::BinaryLogloss | ObjectiveKind::LambdaRank => self.n_outputs == 1,
+        };
+        if !fits {
             return bad(format!(
                 "objective '{}' does not have {} outputs",
                 self.objective.name(),

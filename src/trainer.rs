@@ -640,7 +640,10 @@ impl<'a> ModelBuilder<'a> {
             node.value = units.output(node.value);
         }
         for loss in &mut model.train_loss {
-            *loss = units.loss(*loss);
+            // A mean squared error of targets near f64::MAX can exceed the
+            // range in the user's units: it saturates (a model file holds
+            // finite numbers only).
+            *loss = units.loss(*loss).min(f64::MAX);
         }
         model.gain_exponent = units.gain_exponent();
         model.record_selection();

@@ -174,3 +174,16 @@ def test_bad_parameters_are_named(params, message):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_targets_near_the_float_limit_give_a_model_that_round_trips():
+    # Found by the long hypothesis profile: the training loss of targets near
+    # f64::MAX overflowed to inf in the user's units, and the model file
+    # (which holds finite numbers only) could not be read back.
+    X = np.zeros((20, 1))
+    y = np.zeros(20)
+    y[-1] = np.finfo(float).max
+    forest = SparseForestRegressor(n_estimators=4, bootstrap=False, random_state=0).fit(X, y)
+    assert np.isfinite(forest._model.train_loss).all()
+    again = pickle.loads(pickle.dumps(forest))
+    np.testing.assert_array_equal(again.predict(X), forest.predict(X))

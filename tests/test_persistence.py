@@ -100,6 +100,20 @@ def test_bad_best_iteration_fields_are_named(tmp_path, synthetic_regression, key
         sparseboost.load_model(path)
 
 
+def test_a_regressor_file_with_several_outputs_is_named(tmp_path, synthetic_regression):
+    # Squared error may have several outputs in the engine (a forest's class
+    # indicators); a regressor file must still have one.
+    X, y, _, _ = synthetic_regression
+    path = tmp_path / "model.json"
+    SparseBoostRegressor(n_estimators=3).fit(X, y).save_model(path)
+    document = json.loads(path.read_text())
+    document["model"]["n_outputs"] = 2
+    document["model"]["base_score"] = [0.0, 0.0]
+    path.write_text(json.dumps(document))
+    with pytest.raises(ValueError, match="n_outputs"):
+        sparseboost.load_model(path)
+
+
 def test_version_1_model_files_still_load(synthetic_regression):
     # A version 1 engine model: one output, base_score a number, trees
     # without "output".

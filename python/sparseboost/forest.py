@@ -80,8 +80,8 @@ class _BaseForest(FeatureSelectorMixin, BaseEstimator):
             if value == "log2":
                 return max(1, int(np.log2(d))) if d > 1 else 1
             raise ValueError(
-                f"max_features must be 'sqrt', 'log2', an int >= 1, a float in (0, 1] or "
-                f"None, got {value!r}"
+                f"max_features must be 'sqrt', 'log2', 'default', an int >= 1, a float in "
+                f"(0, 1] or None, got {value!r}"
             )
         if value is None:
             return 1.0
@@ -204,8 +204,10 @@ class SparseForestRegressor(RegressorMixin, _BaseForest):
     Parameters
     ----------
     n_estimators : int, default=100
-    max_features : {"sqrt", "log2"}, int, float or None, default=1.0
+    max_features : {"sqrt", "log2", "default"}, int, float or None, default="default"
         Features drawn at each node: a count, a fraction, or all (None).
+        "default" is scikit-learn's default: all features for the
+        regressor, "sqrt" for the classifier.
     bootstrap : bool, default=True
     oob_score : bool, default=False
         Compute ``oob_score_`` (R²) and ``oob_prediction_``.
@@ -263,7 +265,7 @@ class SparseForestClassifier(ClassifierMixin, _BaseForest):
     the averaged (and, for K > 2, clipped and renormalised) indicators.
 
     Parameters are those of :class:`SparseForestRegressor`, except
-    ``max_features`` defaults to "sqrt" and ``oob_score_`` is the accuracy
+    ``max_features="default"`` means "sqrt" and ``oob_score_`` is the accuracy
     (``oob_decision_function_`` holds the out-of-bag probabilities).
     """
 

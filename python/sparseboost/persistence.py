@@ -317,9 +317,12 @@ def load_model(path):
         if len(names) != d:
             fields.fail("fitted.feature_names_in_", f"has {len(names)} names for {d} features")
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
+    outputs = engine_model.tasks[0].n_outputs if multitask else engine_model.n_outputs
+    if not estimator._labels and outputs != 1:
+        # (the engine allows several squared-error outputs, for forests)
+        fields.fail("model.n_outputs", f"must be 1 for {name}, got {outputs}")
     if estimator._labels:
         estimator.classes_ = fields.labels("classes_", "classes_dtype")
-        outputs = engine_model.tasks[0].n_outputs if multitask else engine_model.n_outputs
         expected = 2 if outputs == 1 else outputs
         if len(estimator.classes_) != expected:
             fields.fail(
