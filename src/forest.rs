@@ -303,12 +303,7 @@ fn assemble(
                         .sum()
                 })
                 .collect();
-            // All weights zero: no loss to speak of (and no NaN).
-            if w.is_some_and(|w| w.iter().all(|&v| v == 0.0)) {
-                0.0
-            } else {
-                weighted_mean(&per_row, w)
-            }
+            weighted_mean(&per_row, w)
         })?;
     }
     for (r, mut row) in oob.rows_mut().into_iter().enumerate() {

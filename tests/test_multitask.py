@@ -217,3 +217,22 @@ def test_a_saved_classifier_keeps_its_classes_and_integer_tasks(tasks, tmp_path)
     copy = load_model(tmp_path / "clf.json")
     assert list(copy.classes_) == ["hi", "lo"] and list(copy.tasks_) == [0, 1, 2]
     np.testing.assert_array_equal(copy.predict_proba(X, codes), model.predict_proba(X, codes))
+
+
+@pytest.mark.parametrize("classifier", [False, True])
+def test_a_task_whose_weights_underflow_gets_finite_predictions(classifier):
+    # Found by the long hypothesis profile: weights rescaled by the largest
+    # (1e308) underflow to 0 for a task whose weights are all 1e-308; its base
+    # score was 0/0 and every prediction of the task NaN.
+    X = np.zeros((36, 6))
+    X[:, 0] = np.arange(36) % 3
+    task = np.arange(36) % 2
+    y = (np.arange(36) // 2) % 2 if classifier else np.arange(36) % 5 * 1.0
+    w = np.full(36, 1e-308)
+    w[0] = 1e308
+    cls = MultiTaskSparseBoostClassifier if classifier else MultiTaskSparseBoostRegressor
+    model = cls(n_estimators=3, min_samples_leaf=1, random_state=0)
+    model.fit(X, y, task=task, sample_weight=w)
+    assert np.isfinite(model.predict(X, task).astype(float)).all()
+    if classifier:
+        assert np.isfinite(model.predict_proba(X, task)).all()

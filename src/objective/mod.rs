@@ -162,13 +162,16 @@ pub fn objective_for(params: &BoosterParams) -> Box<dyn Objective> {
     }
 }
 
-/// Weighted mean of `v` (plain mean when `weights` is `None`).
+/// Weighted mean of `v` (plain mean when `weights` is `None`, or when they
+/// sum to 0: a multitask task whose weights all underflowed in the fit's
+/// units must not get a NaN base score); 0 for no values.
 pub(crate) fn weighted_mean(v: &[f64], weights: Option<&[f64]>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let total: f64 = weights.map_or(0.0, |w| w.iter().sum());
     match weights {
-        None => v.iter().sum::<f64>() / v.len() as f64,
-        Some(w) => {
-            let total: f64 = w.iter().sum();
-            v.iter().zip(w).map(|(a, b)| a * b).sum::<f64>() / total
-        }
+        Some(w) if total > 0.0 => v.iter().zip(w).map(|(a, b)| a * b).sum::<f64>() / total,
+        _ => v.iter().sum::<f64>() / v.len() as f64,
     }
 }

@@ -59,9 +59,17 @@ impl Objective for Softmax {
     /// The log of each class's weighted frequency (floored at 1e-15):
     /// the softmax of these is the class prior.
     fn init_scores(&self, targets: &Targets) -> Vec<f64> {
-        let mut mass = vec![0.0; self.n_classes];
-        for (i, &y) in targets.y.iter().enumerate() {
-            mass[y as usize] += targets.weights.map_or(1.0, |w| w[i]);
+        let class_mass = |weights: Option<&[f64]>| {
+            let mut mass = vec![0.0; self.n_classes];
+            for (i, &y) in targets.y.iter().enumerate() {
+                mass[y as usize] += weights.map_or(1.0, |w| w[i]);
+            }
+            mass
+        };
+        let mut mass = class_mass(targets.weights);
+        // Weights that sum to 0 (all underflowed in the fit's units): counts.
+        if !(mass.iter().sum::<f64>() > 0.0) {
+            mass = class_mass(None);
         }
         let total: f64 = mass.iter().sum();
         mass.iter().map(|m| (m / total).max(1e-15).ln()).collect()
