@@ -68,7 +68,7 @@ impl Objective for Softmax {
         };
         let mut mass = class_mass(targets.weights);
         // Weights that sum to 0 (all underflowed in the fit's units): counts.
-        if !(mass.iter().sum::<f64>() > 0.0) {
+        if mass.iter().sum::<f64>() <= 0.0 {
             mass = class_mass(None);
         }
         let total: f64 = mass.iter().sum();
