@@ -2,9 +2,10 @@
 //! split the open leaf with the largest gain until `max_leaves` is reached or
 //! no leaf has a split worth making.
 //!
-//! A node scans every feature (exhaustive search) or, with GT-GBM, only the
-//! used features and the candidates of its group tests (see
-//! [`group_tested`]).
+//! A node scans every feature of its tree (exhaustive search) or the
+//! features a per-node source gives it (see `per_node.rs`): with GT-GBM the
+//! used features and the candidates of its group tests, in a forest m
+//! features drawn for the node.
 
 mod group_tested;
 mod per_node;
