@@ -5,9 +5,8 @@ features from the training split; a common LightGBM-like model,
 ``SparseBoostClassifier(penalty="none", n_estimators=300, learning_rate=0.05,
 max_leaves=15, min_samples_leaf=5, random_state=0)``, is refit on each set on the
 training split and scored on the validation (test) split by ROC AUC and by recall at
-precision 0.33 (the largest recall over thresholds whose precision is >= 0.33;
-``sparseboost.metrics.recall_at_precision`` when this build has it, else the local
-``recall_at_precision`` below, which computes the same). The row "all features" is
+precision 0.33 (the largest recall over thresholds whose precision is >= 0.33,
+``sparseboost.metrics.recall_at_precision``). The row "all features" is
 the common model on every column, for reference. When positives make up >= 33% of
 the validation rows (Madelon, Arcene and Dexter are balanced or nearly so), scoring
 every row positive already has precision >= 0.33, so recall at precision 0.33 is 1
@@ -33,9 +32,8 @@ Selectors (boosters get the common model's settings unless said otherwise):
 * ``linear fwd``: ``LinearForwardSelector`` (the 0/1 labels as numbers, the linear
   probability model), the first K of ``order_``;
 * ``two-pass``: ``TwoPassForwardSelector(scoring="roc_auc", threshold=t)`` for each
-  t in ``--twopass-thresholds``, when this build has it; its set size follows from
-  t, so it gets a table of its own (threshold, size, AUC, recall, time). Otherwise
-  its row reads "unavailable".
+  t in ``--twopass-thresholds``; its set size follows from t, so it gets a table
+  of its own (threshold, size, AUC, recall, time).
 
 RFE is not run (one booster fit per eliminated step is too slow for these widths).
 
@@ -85,7 +83,8 @@ from pathlib import Path
 import numpy as np
 import sparseboost as sb
 from sklearn.datasets import load_svmlight_file
-from sklearn.metrics import precision_recall_curve, roc_auc_score
+from sklearn.metrics import roc_auc_score
+from sparseboost.metrics import recall_at_precision
 
 BENCH_DIR = Path(__file__).resolve().parent
 PROJECT_ROOT = BENCH_DIR.parent
@@ -95,21 +94,7 @@ PRECISION = 0.33
 COMMON = dict(n_estimators=300, learning_rate=0.05, max_leaves=15, min_samples_leaf=5)
 
 
-def recall_at_precision(y_true, y_score, precision=PRECISION):
-    """The largest recall over score thresholds whose precision is >= ``precision``
-    (0 if none reaches it)."""
-    p, r, _ = precision_recall_curve(y_true, y_score)
-    ok = p >= precision
-    return float(r[ok].max()) if ok.any() else 0.0
-
-
-try:  # the project's own, when this build has it
-    from sparseboost.metrics import recall_at_precision as _rap  # type: ignore
-
-    RECALL_SOURCE = "sparseboost.metrics.recall_at_precision"
-except ImportError:
-    _rap = recall_at_precision
-    RECALL_SOURCE = "local fallback (benches/selector_comparison.py)"
+RECALL_SOURCE = "sparseboost.metrics.recall_at_precision"
 
 
 # ------------------------------------------------------------------------ data
@@ -264,7 +249,8 @@ def refit_score(args, X, y, X_valid, y_valid, features):
         return float("nan"), float("nan")
     model = booster(args, penalty="none").fit(X[:, features], y)
     score = model.predict_proba(X_valid[:, features])[:, 1]
-    return float(roc_auc_score(y_valid, score)), float(_rap(y_valid, score, precision=PRECISION))
+    recall = recall_at_precision(y_valid, score, precision=PRECISION)
+    return float(roc_auc_score(y_valid, score)), float(recall)
 
 
 def cell(value, size, k, reference=False):
@@ -283,9 +269,6 @@ def print_table(name, shape_note, sizes, rows, elapsed):
     print(header)
     print("-" * len(header))
     for sel, r in rows.items():
-        if r.get("unavailable"):
-            print(f"{sel:<13} unavailable ({r['unavailable']})")
-            continue
         line = f"{sel:<13}"
         for metric in ("auc", "recall"):
             for k in sizes:
@@ -338,18 +321,15 @@ def run_dataset(name, args):
         rows[sel_name] = entry
         print(f"[{name}] {sel_name}: {elapsed:.2f} s", file=sys.stderr)
     twopass = run_twopass(args, X, y, X_valid, y_valid, keep)
-    if isinstance(twopass, str):
-        rows["two-pass"] = {"unavailable": twopass}
     elapsed = time.perf_counter() - start_ds
     print_table(name, shape_note, sizes, rows, elapsed)
-    if not isinstance(twopass, str):
-        print("two-pass (TwoPassForwardSelector, scoring='roc_auc'):")
-        print(f"{'threshold':>10} {'size':>6} {'AUC':>8} {'R@size':>8} {'sel s':>8}")
-        for t in twopass:
-            print(
-                f"{t['threshold']:>10g} {t['size']:>6d} {t['auc']:>8.3f} {t['recall']:>8.3f}"
-                f" {t['selection_s']:>8.2f}"
-            )
+    print("two-pass (TwoPassForwardSelector, scoring='roc_auc'):")
+    print(f"{'threshold':>10} {'size':>6} {'AUC':>8} {'R@size':>8} {'sel s':>8}")
+    for t in twopass:
+        print(
+            f"{t['threshold']:>10g} {t['size']:>6d} {t['auc']:>8.3f} {t['recall']:>8.3f}"
+            f" {t['selection_s']:>8.2f}"
+        )
     return {
         "data": shape_note,
         "n_features": d_all,
@@ -363,10 +343,8 @@ def run_dataset(name, args):
 
 
 def run_twopass(args, X, y, X_valid, y_valid, keep):
-    """Each threshold's set, or a string saying why the selector did not run."""
-    cls = getattr(sb, "TwoPassForwardSelector", None)
-    if cls is None:
-        return "sparseboost has no TwoPassForwardSelector in this build"
+    """Each threshold's set."""
+    cls = sb.TwoPassForwardSelector
     out = []
     for t in args.twopass_thresholds:
         start = time.perf_counter()

@@ -121,7 +121,7 @@ class _BaseForest(FeatureSelectorMixin, BaseEstimator):
             "n_threads": resolve_n_jobs(self.n_jobs),
             "seed": resolve_seed(self.random_state),
         }
-        self._check_threshold()
+        self._parsed_threshold()  # a bad threshold fails the fit, not transform
         model, oob = _core.fit_forest(X, targets, sample_weight, params)
         self._model = model
         if self.oob_score:
@@ -150,35 +150,31 @@ class _BaseForest(FeatureSelectorMixin, BaseEstimator):
         check_is_fitted(self)
         return np.asarray(self._model.feature_weights, dtype=float)
 
-    def _check_threshold(self) -> None:
+    def _parsed_threshold(self):
+        """``threshold`` as ``(scale, base)``: a number is ``(value, None)``,
+        "k*mean" is ``(k, "mean")`` (SelectFromModel's convention)."""
         t = self.threshold
-        if isinstance(t, str):
-            scaled = t.split("*")
-            base = scaled[-1].strip()
-            if base not in _THRESHOLDS or len(scaled) > 2:
-                raise ValueError(
-                    f"threshold must be a number, 'mean', 'median' or 'k*mean', got {t!r}"
-                )
-            if len(scaled) == 2:
-                try:
-                    float(scaled[0])
-                except ValueError:
-                    raise ValueError(
-                        f"threshold must be a number, 'mean', 'median' or 'k*mean', got {t!r}"
-                    ) from None
-        elif isinstance(t, (bool, np.bool_)) or not isinstance(t, numbers.Real):
+        if isinstance(t, (bool, np.bool_)) or not isinstance(t, (numbers.Real, str)):
             raise TypeError(f"threshold must be a number or a string, got {t!r}")
+        if not isinstance(t, str):
+            return float(t), None
+        scale, star, base = t.rpartition("*")
+        try:
+            scale = float(scale) if star else 1.0
+        except ValueError:
+            scale = None
+        if scale is None or base.strip() not in _THRESHOLDS:
+            raise ValueError(f"threshold must be a number, 'mean', 'median' or 'k*mean', got {t!r}")
+        return scale, base.strip()
 
     def _threshold_value(self, importances: np.ndarray) -> float:
-        """SelectFromModel's convention: a number, 'mean', 'median' or
-        'k*mean' of the importances."""
-        self._check_threshold()
-        t = self.threshold
-        if not isinstance(t, str):
-            return float(t)
-        scale, base = (t.split("*") + [None])[:2] if "*" in t else ("1", t)
-        reference = np.median(importances) if base.strip() == "median" else importances.mean()
-        return float(scale) * float(reference)
+        """The importance a feature needs: the number, or k times the mean
+        or median of the importances."""
+        scale, base = self._parsed_threshold()
+        if base is None:
+            return scale
+        reference = np.median(importances) if base == "median" else importances.mean()
+        return scale * float(reference)
 
     @property
     def selected_features_(self) -> np.ndarray:

@@ -2,7 +2,7 @@
 //! `Model` (raw output k: the average of the trees of output k).
 
 use super::params::{boolean, count, feature_count, name, optional_count, parsed, real, seed};
-use super::{contiguous, run_observed, PyModel};
+use super::{contiguous, run_interruptible, PyModel};
 use crate::feature_sampling::{FeatureCount, FeatureSampling};
 use crate::forest::{fit_forest as fit_engine, ForestParams};
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -80,15 +80,11 @@ fn fit_forest<'py>(
         Some(w) => Some(contiguous("sample_weight", w)?),
         None => None,
     };
-    let forest = run_observed(
-        py,
-        |stop, _observer| {
-            fit_engine(xs, n, d, targets, weights, &params, &|| {
-                stop.load(Ordering::Relaxed)
-            })
-        },
-        None,
-    )?;
+    let forest = run_interruptible(py, |stop| {
+        fit_engine(xs, n, d, targets, weights, &params, &|| {
+            stop.load(Ordering::Relaxed)
+        })
+    })?;
     Ok((PyModel::wrap(forest.model), forest.oob.into_pyarray(py)))
 }
 
