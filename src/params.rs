@@ -4,8 +4,10 @@
 //! leaf, `min_child_weight = 1e-3`, 255 bins), so that "equal settings" in the
 //! benchmarks means equal defaults too.
 
+use crate::binning::BinnedData;
 use crate::error::{Result, SbError};
 use crate::feature_sampling::{FeatureCount, FeatureSampling};
+use crate::group_testing::cost::SearchCost;
 use crate::metrics::Metric;
 use serde::{Deserialize, Serialize};
 
@@ -83,17 +85,34 @@ pub enum SplitSearch {
     /// GT-GBM: scan the used features Ω and the candidates that group tests
     /// over random feature subsets find.
     GroupTesting,
+    /// Group testing where its estimated cost is below exhaustive search's
+    /// (the rule of [`crate::group_testing::cost`]), exhaustive otherwise;
+    /// resolved once per fit by [`SplitSearch::resolve`].
+    Auto,
 }
 
 impl SplitSearch {
-    /// Parse "exhaustive" or "group_testing".
+    /// Parse "exhaustive", "group_testing" or "auto".
     pub fn parse(name: &str) -> Result<Self> {
         match name {
             "exhaustive" => Ok(SplitSearch::Exhaustive),
             "group_testing" => Ok(SplitSearch::GroupTesting),
+            "auto" => Ok(SplitSearch::Auto),
             other => Err(SbError::InvalidParameter(format!(
-                "split_search must be 'exhaustive' or 'group_testing', got '{other}'"
+                "split_search must be 'exhaustive', 'group_testing' or 'auto', got '{other}'"
             ))),
+        }
+    }
+
+    /// The search a fit of `params` on `data` runs: `Auto` decided by the
+    /// cost rule (the one place it is decided), the others as they are.
+    pub fn resolve(self, data: &BinnedData, params: &BoosterParams) -> SplitSearch {
+        match self {
+            SplitSearch::Auto if SearchCost::estimate(data, params).prefers_group_testing() => {
+                SplitSearch::GroupTesting
+            }
+            SplitSearch::Auto => SplitSearch::Exhaustive,
+            chosen => chosen,
         }
     }
 }

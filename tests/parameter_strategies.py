@@ -89,7 +89,7 @@ VALID = {
     "penalty": ["agbm", "gbfs", "none"],
     "mu": [0.0, 0.01, 0.5, 0.999, 30.0],
     "max_features": [None, 1, 2, 10**6],
-    "split_search": ["exhaustive", "group_testing"],
+    "split_search": ["exhaustive", "group_testing", "auto"],
     "gt_n_features": [1, 2, 3, 10, 10**6],
     "gt_delta": [0.1, 0.5, 0.999, 1e-6, 1e-300],
     "gt_max_rows": [None, 2, 3, 10, 10**6],

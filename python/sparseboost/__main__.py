@@ -41,9 +41,10 @@ def make_parser():
     parser.add_argument("--random-state", type=at_least(0), default=0)
     parser.add_argument(
         "--split-search",
-        choices=["exhaustive", "group_testing"],
+        choices=["exhaustive", "group_testing", "auto"],
         default="exhaustive",
-        help="group_testing: GT-GBM with --gt-n-features expected features",
+        help="group_testing: GT-GBM with --gt-n-features expected features; auto: "
+        "group testing where its estimated cost is below half of exhaustive search's",
     )
     parser.add_argument("--gt-n-features", type=at_least(1), default=3)
     parser.add_argument("--save", metavar="PATH", help="write the fitted model (JSON) here")

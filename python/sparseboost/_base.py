@@ -335,6 +335,13 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         return self._model.n_trees
 
     @property
+    def split_search_(self) -> str:
+        """The search the fit ran, "exhaustive" or "group_testing" (with
+        ``split_search="auto"``: the one the cost rule chose)."""
+        check_is_fitted(self)
+        return "exhaustive" if self._model.gt_n_subsets is None else "group_testing"
+
+    @property
     def gt_n_subsets_(self) -> int | None:
         """With ``split_search="group_testing"``: the number of random
         feature subsets, p = ceil(e * s * ln(s / delta)); None otherwise."""

@@ -76,21 +76,30 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         which every feature of the bag is free.
     max_features : int or None, default=None
         Stop admitting new features once this many are used.
-    split_search : {"exhaustive", "group_testing"}, default="exhaustive"
+    split_search : {"exhaustive", "group_testing", "auto"}, default="exhaustive"
         How a node finds its split. "exhaustive" scans every feature.
         "group_testing" (GT-GBM) scans only the features already used and
         the candidates found by binary searches over random feature subsets
         (each half tested through the summed "pseudo-feature" of its
-        features), so a node costs about ``p * log2(d / s)`` cheap tests plus
-        a few exact scans instead of d exact scans. Costs a prefix-sum cache
-        of about ``e * ln(s / delta) / 4 + 1`` bytes per (row, feature), see
-        ``gt_cache_bytes_``.
+        features), so a node costs about ``p * log2(L)`` cheap tests plus
+        a few exact scans instead of d exact scans; once ``max_features``
+        features are used (no bags) it runs no tests at all. Costs a
+        prefix-sum cache of about ``e * ln(s / delta) / 4 + 1`` bytes per
+        (row, feature), see ``gt_cache_bytes_``. "auto" runs group testing
+        only where its estimated work (prefix cache included) is below half
+        of exhaustive search's, from n, d, the bins, s, delta, max_leaves,
+        n_estimators and max_features (README, "split_search='auto'");
+        ``split_search_`` says which one ran.
     gt_n_features : int, default=10
         s, the number of relevant features group testing expects (clipped to
-        the number of features). Subsets have ``ceil(d / s)`` features.
+        the number of features that can split). Subsets have
+        ``L = ceil(d / s)`` features, but at most ``max(16, n_rows / 10)``:
+        with few rows a test of a long subset cannot tell its halves apart.
     gt_delta : float in (0, 1), default=0.1
         delta, the failure probability of the group-testing theorem; with s
-        it sets the number of subsets ``p = ceil(e * s * ln(s / delta))``.
+        it sets the number of subsets ``p = ceil(e * s * ln(s / delta))``
+        (for subsets shortened to L features: ``ceil(e * ln(s / delta) *
+        d / L)``, the same number of subsets per feature).
     gt_max_rows : int >= 2 or None, default=None
         Group tests of a node with more rows than this use that many of
         them, evenly spaced (the candidates they find are still scanned on
@@ -145,6 +154,9 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         Trees fitted.
     train_loss_ : ndarray of shape (n_trees_,)
         Mean training loss (mean squared error) after each tree.
+    split_search_ : str
+        The search the fit ran: "exhaustive" or "group_testing" (what
+        ``split_search="auto"`` chose).
     gt_n_subsets_, gt_cache_bytes_ : int or None
         With group testing: the number of subsets p and the prefix-sum
         cache's bytes; None otherwise.

@@ -7,12 +7,14 @@
 //! - [`prefix_cache`]: per subset and row, prefix sums of the bins in the
 //!   subset's order, so a contiguous range's pseudo-feature costs O(1) a row;
 //! - [`excluded`]: used features taken out of the pseudo-features;
+//! - [`cost`]: the rule of `split_search = "auto"`;
 //! - [`search`]: the group test (best split gain of a pseudo-feature on a
 //!   node's rows) and the binary search that yields the candidate set.
 //!
 //! The tree grower runs them at every node with
 //! `split_search = GroupTesting` (`grower::group_tested`).
 
+pub mod cost;
 pub mod excluded;
 pub mod prefix_cache;
 pub mod search;
@@ -21,4 +23,4 @@ pub mod subsets;
 pub use excluded::Excluded;
 pub use prefix_cache::PrefixCache;
 pub use search::{candidate_features, squared_error_root_candidates, GroupTestNode};
-pub use subsets::{draw_subsets, n_subsets};
+pub use subsets::{draw_planned, draw_subsets, n_subsets, plan, Plan};

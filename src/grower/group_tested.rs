@@ -18,7 +18,7 @@
 use crate::binning::BinnedData;
 use crate::error::Result;
 use crate::group_testing::{
-    candidate_features, draw_subsets, Excluded, GroupTestNode, PrefixCache,
+    candidate_features, draw_planned, Excluded, GroupTestNode, PrefixCache,
 };
 use crate::histogram::NodeGradients;
 use crate::interrupt::ShouldStop;
@@ -41,6 +41,11 @@ pub(super) struct GroupTesting {
     allowed: Vec<bool>,
     /// `gt_max_rows`.
     max_rows: Option<usize>,
+    /// `max_features`, when no feature outside Ω can be free (no bags).
+    max_features: Option<usize>,
+    /// Ω holds `max_features` features: no new feature may enter, so
+    /// nodes run no tests (their candidates could never be split on).
+    closed: bool,
 }
 
 impl GroupTesting {
@@ -51,8 +56,24 @@ impl GroupTesting {
         should_stop: &ShouldStop,
     ) -> Result<Self> {
         let d = data.n_features;
-        let s = params.gt_n_features.clamp(1, d.max(1));
-        let subsets = draw_subsets(d, s, params.gt_delta, params.seed)?;
+        // Subsets over the features that can split: a constant one (an
+        // all-zero column of sparse data) adds the same to every row of a
+        // pseudo-feature and can never be a candidate.
+        let splittable: Vec<u32> = (0..d as u32)
+            .filter(|&f| data.splittable[f as usize])
+            .collect();
+        let pool = if splittable.is_empty() {
+            (0..d as u32).collect()
+        } else {
+            splittable
+        };
+        let s = params.gt_n_features.clamp(1, pool.len().max(1));
+        let mut subsets = draw_planned(data.n_rows, pool.len(), s, params.gt_delta, params.seed)?;
+        for subset in &mut subsets {
+            for f in subset.iter_mut() {
+                *f = pool[*f as usize];
+            }
+        }
         let cache = PrefixCache::build(data, subsets, should_stop)?;
         Ok(GroupTesting {
             excluded: Excluded::new(&cache),
@@ -60,6 +81,10 @@ impl GroupTesting {
             n_excluded: 0,
             allowed: vec![false; d],
             max_rows: params.gt_max_rows,
+            max_features: params
+                .max_features
+                .filter(|_| params.feature_bags.is_none()),
+            closed: false,
         })
     }
 
@@ -78,6 +103,7 @@ impl GroupTesting {
 
     /// Ω (in entry order) grew: leave its first features out of the tests.
     pub(super) fn follow(&mut self, omega: &[usize]) {
+        self.closed = self.max_features.is_some_and(|k| omega.len() >= k);
         let upto = omega.len().min(MAX_EXCLUDED);
         for &feature in &omega[self.n_excluded.min(upto)..upto] {
             self.excluded.add(&self.cache, feature);
@@ -85,9 +111,15 @@ impl GroupTesting {
         self.n_excluded = self.n_excluded.max(upto);
     }
 
+    /// True while a feature outside Ω may still enter the model.
+    pub(super) fn open(&self) -> bool {
+        !self.closed
+    }
+
     /// The survivors of the group tests of a node (its rows, their
     /// gradients and sums) that the tree may use. A node with more than
-    /// `gt_max_rows` rows is tested on that many of them.
+    /// `gt_max_rows` rows is tested on that many of them. None once Ω is
+    /// full (`max_features`).
     pub(super) fn candidates(
         &self,
         data: &BinnedData,
@@ -96,6 +128,9 @@ impl GroupTesting {
         stats: NodeStats,
         constraints: SplitConstraints,
     ) -> Vec<usize> {
+        if self.closed {
+            return Vec::new();
+        }
         let sample = self
             .max_rows
             .filter(|&k| rows.len() > k)

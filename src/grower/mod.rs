@@ -115,13 +115,13 @@ impl<'a> TreeGrower<'a> {
         params: &'a BoosterParams,
         should_stop: &'a ShouldStop<'a>,
     ) -> Result<Self> {
-        let per_node = match params.split_search {
+        let per_node = match params.split_search.resolve(data, params) {
             SplitSearch::GroupTesting => Some(PerNode::GroupTesting(GroupTesting::new(
                 data,
                 params,
                 should_stop,
             )?)),
-            SplitSearch::Exhaustive => None,
+            SplitSearch::Exhaustive | SplitSearch::Auto => None,
         };
         Ok(TreeGrower {
             data,

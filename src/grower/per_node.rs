@@ -158,7 +158,8 @@ impl TreeGrower<'_> {
             constraints: self.constraints,
         };
         root.found = source.found(root.segment.node, test);
-        let rescues = matches!(source, PerNode::GroupTesting(_));
+        // (Not once Ω is full: no feature outside it could be split on.)
+        let rescues = matches!(source, PerNode::GroupTesting(gt) if gt.open());
         self.evaluate_root_features(root, rows, grads, selection);
         if root.best.is_none() && rescues {
             if let Some(f) = self.best_root_feature(root.stats, rows, grads, features, selection) {
