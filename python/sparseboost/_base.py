@@ -343,8 +343,9 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
 
     @property
     def gt_n_subsets_(self) -> int | None:
-        """With ``split_search="group_testing"``: the number of random
-        feature subsets, p = ceil(e * s * ln(s / delta)); None otherwise."""
+        """With group testing: the number of random feature subsets,
+        p = ceil(e * s * ln(s / delta)), or ceil(4 * d' / L) for subsets
+        shortened to L = max(16, n_rows / 10) features; None otherwise."""
         check_is_fitted(self)
         return self._model.gt_n_subsets
 
