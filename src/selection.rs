@@ -142,10 +142,15 @@ fn multitask_penalty_for(
     d: usize,
     units: &Units,
 ) -> MultiTaskPenalty {
+    let mu_task: Vec<f64> = (0..n_tasks).map(|t| mt.mu_task_of(t)).collect();
     let (scale, mu_group, mu_task) = match params.penalty {
-        PenaltyKind::None => (Scale::Gain, 0.0, 0.0),
-        PenaltyKind::Gbfs => (Scale::Gain, units.gain(mt.mu_group), units.gain(mt.mu_task)),
-        PenaltyKind::Agbm => (Scale::RootScale, mt.mu_group, mt.mu_task),
+        PenaltyKind::None => (Scale::Gain, 0.0, vec![0.0; n_tasks]),
+        PenaltyKind::Gbfs => (
+            Scale::Gain,
+            units.gain(mt.mu_group),
+            mu_task.into_iter().map(|mu| units.gain(mu)).collect(),
+        ),
+        PenaltyKind::Agbm => (Scale::RootScale, mt.mu_group, mu_task),
     };
     MultiTaskPenalty::new(
         scale,

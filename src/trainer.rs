@@ -12,6 +12,11 @@
 //! each tree is added to their scores as it is grown), early stopping is
 //! decided, and a [`RoundReport`] goes to the observer, which may stop the
 //! fit too.
+//!
+//! A plan may begin with a [`SharedStart`]: its first rounds run one job
+//! whose tree goes into every model (multitask's trees on all tasks' rows)
+//! instead of the plan's jobs. A shared round whose tree cannot split ends
+//! the shared start and runs the plan's jobs in its place.
 
 use crate::binning::{BinnedData, BinnedMatrix};
 use crate::data::{bin_training_data, query_ranges, TrainingData};
@@ -83,12 +88,38 @@ fn gather(all: ArrayView2<f64>, rows: &[u32]) -> Array2<f64> {
 }
 
 /// One tree per round: grown on population `population` for output
-/// `output` of the scores, with penalty view `model`, into model `model`.
+/// `output` of the scores, priced by penalty view `view`, into model
+/// `model` (`None`: into every model, for a shared start).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Job {
     pub population: usize,
     pub output: usize,
-    pub model: usize,
+    pub view: usize,
+    pub model: Option<usize>,
+}
+
+impl Job {
+    /// A job of model `model`, priced by its own view (index `model`).
+    pub(crate) fn of_model(population: usize, output: usize, model: usize) -> Job {
+        Job {
+            population,
+            output,
+            view: model,
+            model: Some(model),
+        }
+    }
+}
+
+/// The first `rounds` rounds of a fit run this one job instead of the
+/// plan's jobs: a tree on a population that spans every model's rows
+/// (multitask: all tasks' rows), which goes into every model. Its rows
+/// start from their own model's base score, so it learns what the models
+/// share beyond their base scores.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SharedStart {
+    pub rounds: usize,
+    /// `model` must be `None`.
+    pub job: Job,
 }
 
 /// An evaluation set: its binned rows (the training cut points), its
@@ -161,6 +192,8 @@ pub(crate) struct Plan<'a> {
     pub base_scores: Vec<Vec<f64>>,
     pub selection: Selection,
     pub evals: &'a [EvalSet<'a>],
+    /// Rounds that grow one tree for every model first, if any.
+    pub shared_start: Option<SharedStart>,
 }
 
 /// The metrics evaluated: those asked for, else the objective's own.
@@ -209,6 +242,7 @@ pub(crate) fn train(
         base_scores,
         mut selection,
         evals,
+        shared_start,
     } = plan;
     let (n, d, k) = (data.n_rows, data.n_features, objective.n_outputs());
     let metrics = metrics_for(params)?;
@@ -220,7 +254,8 @@ pub(crate) fn train(
         .collect::<Result<_>>()?;
     let mut scores = Array2::<f64>::zeros((k, n));
     for (job, pop) in jobs.iter().map(|j| (j, &populations[j.population])) {
-        let base = base_scores[job.model][job.output];
+        let model = job.model.expect("a plan's jobs have one model each");
+        let base = base_scores[model][job.output];
         let mut out = scores.row_mut(job.output);
         match &pop.rows {
             None => out.fill(base),
@@ -247,44 +282,74 @@ pub(crate) fn train(
         let m = params.colsample_bytree.of(d);
         DynamicWeights::new(Fading::Boosting, params.reweight_rate, m, d)
     });
+    // The shared start ends after its rounds, or at its first round whose
+    // tree cannot split: that round runs the plan's jobs instead.
+    let mut shared_ended = false;
     for round in 0..params.n_estimators {
         interrupt::check(should_stop)?;
-        for pop in &populations {
-            gradients(objective, pop, scores.view(), &mut grad, &mut hess);
-        }
+        let shared = shared_start
+            .as_ref()
+            .filter(|s| round < s.rounds && !shared_ended);
+        let attempts: Vec<&[Job]> = match shared {
+            Some(start) => vec![std::slice::from_ref(&start.job), &jobs],
+            None => vec![&jobs],
+        };
         let mut grew = false;
         // The round's trees (with their root scales), added to the
         // evaluation sets together and seen by the dynamic weights.
         let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
         let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
-        for (j, job) in jobs.iter().enumerate() {
-            interrupt::check(should_stop)?;
-            let pop = &populations[job.population];
-            let mut rng = job_rng(params.seed, round, j);
-            let (positions, mut features) = draw_sample(
-                &mut rng,
-                pop.len(),
-                d,
-                pop.queries.as_deref(),
-                params,
-                weights.as_deref(),
-            );
-            features.retain(|&f| binned.splittable[f] && selection.allows(job.model, f));
-            let rows = pop.rows_at(positions);
-            let (g, h) = (grad.row(job.output), hess.row(job.output));
-            let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());
-            let mut grown = grower.grow(g, h, rows, &features, &mut selection.view(job.model))?;
-            if grown.tree.nodes.len() == 1 {
-                continue;
+        for (attempt, round_jobs) in attempts.into_iter().enumerate() {
+            if attempt > 0 {
+                if grew {
+                    break;
+                }
+                shared_ended = true;
             }
-            grew = true;
-            grown.tree.output = job.output as u32;
-            let out = scores.row_mut(job.output).into_slice().unwrap();
-            update_scores(out, &grown, &binned, pop.as_rows(), subsampled);
-            if !evals.is_empty() || dynamic.is_some() {
-                round_trees.push((*job, grown.tree.clone(), grown.root_scale));
+            let mut computed = vec![false; populations.len()];
+            for job in round_jobs {
+                if !std::mem::replace(&mut computed[job.population], true) {
+                    let pop = &populations[job.population];
+                    gradients(objective, pop, scores.view(), &mut grad, &mut hess);
+                }
             }
-            models[job.model].push(grown)?;
+            for (j, job) in round_jobs.iter().enumerate() {
+                interrupt::check(should_stop)?;
+                let pop = &populations[job.population];
+                let mut rng = job_rng(params.seed, round, j);
+                let (positions, mut features) = draw_sample(
+                    &mut rng,
+                    pop.len(),
+                    d,
+                    pop.queries.as_deref(),
+                    params,
+                    weights.as_deref(),
+                );
+                features.retain(|&f| binned.splittable[f] && selection.allows(job.view, f));
+                let rows = pop.rows_at(positions);
+                let (g, h) = (grad.row(job.output), hess.row(job.output));
+                let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());
+                let mut grown =
+                    grower.grow(g, h, rows, &features, &mut selection.view(job.view))?;
+                if grown.tree.nodes.len() == 1 {
+                    continue;
+                }
+                grew = true;
+                grown.tree.output = job.output as u32;
+                let out = scores.row_mut(job.output).into_slice().unwrap();
+                update_scores(out, &grown, &binned, pop.as_rows(), subsampled);
+                if !evals.is_empty() || dynamic.is_some() {
+                    round_trees.push((*job, grown.tree.clone(), grown.root_scale));
+                }
+                match job.model {
+                    Some(m) => models[m].push(grown)?,
+                    None => {
+                        for model in &mut models {
+                            model.push(grown.clone())?;
+                        }
+                    }
+                }
+            }
         }
         if !grew {
             break;
@@ -294,7 +359,7 @@ pub(crate) fn train(
         for (m, model) in models.iter_mut().enumerate() {
             let pop = &populations[jobs
                 .iter()
-                .find(|j| j.model == m)
+                .find(|j| j.model == Some(m))
                 .expect("a job")
                 .population];
             model.record_loss(|| match &pop.rows {
@@ -436,7 +501,7 @@ fn mean_train_loss(
         };
         let rows = jobs
             .iter()
-            .find(|j| j.model == m)
+            .find(|j| j.model == Some(m))
             .map_or(0, |j| populations[j.population].len()) as f64;
         total += rows * units.loss(loss);
         mass += rows;
@@ -511,7 +576,8 @@ impl<'a> EvalState<'a> {
             add_trees(&mut self.scores, &outputs, &self.binned, None, convert);
         } else {
             for (job, tree, _) in trees {
-                let rows = self.model_rows[job.model].as_deref();
+                // A shared tree (no model) scores every row.
+                let rows = job.model.and_then(|m| self.model_rows[m].as_deref());
                 add_trees(
                     &mut self.scores,
                     &[(job.output, tree)],
