@@ -146,8 +146,7 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
             return [float(value)]
         if isinstance(value, (str, bytes, bool, np.bool_)) or np.ndim(value) != 1:
             raise TypeError(
-                "mu_task must be a real number or a sequence of one per task, got "
-                f"{value!r}"
+                f"mu_task must be a real number or a sequence of one per task, got {value!r}"
             )
         values = list(value)
         if not all(
@@ -412,16 +411,17 @@ _PARAMETERS_DOC = """
     task_feature_importances_ : ndarray of shape (n_tasks, n_features_in_)
         Normalised total gain of each task's trees.
     n_trees_ : ndarray of shape (n_tasks,)
-        Trees fitted per task (a task whose tree cannot split gets none that
-        round; the fit stops when a round grows no tree).
+        Trees in each task's model, the shared start's included (a task
+        whose tree cannot split gets none that round; the fit stops when a
+        round grows no tree).
     train_loss_ : dict
         ``{task label: mean training loss after each of its trees}``.
 
     Notes
     -----
-    Rows of every task are binned together. Every per-task round fits the tasks in
-    ``tasks_`` order, so a task sees the features the tasks before it
-    selected in that round. With a single task the model is exactly the
+    Rows of every task are binned together. Every per-task round fits the
+    tasks in ``tasks_`` order, so a task sees the features the tasks before
+    it selected in that round. With a single task the model is exactly the
     single-task booster's with ``mu = mu_group + mu_task``.
 """
 
