@@ -315,6 +315,8 @@ def test_shared_rounds_and_mu_task_are_validated(tasks):
         fit(X, y, task, shared_rounds=-1)
     with pytest.raises(ValueError, match="shared_rounds must be <= n_estimators = 40, got 41"):
         fit(X, y, task, shared_rounds=41)
+    with pytest.raises(ValueError, match="shared_rounds must be <= n_estimators = 40, got 11805"):
+        fit(X, y, task, shared_rounds=2**70)
     with pytest.raises(ValueError, match="mu_task must hold one value per task \\(3"):
         fit(X, y, task, mu_task=[0.1, 0.1])
     with pytest.raises(TypeError, match="mu_task must hold real numbers"):

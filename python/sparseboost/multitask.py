@@ -166,6 +166,11 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
             raise TypeError(f"shared_rounds must be an int >= 0, got {value!r}")
         if value < 0:
             raise ValueError(f"shared_rounds must be an int >= 0, got {value!r}")
+        n = self.n_estimators
+        if isinstance(n, numbers.Integral) and not isinstance(n, (bool, np.bool_)) and value > n:
+            raise ValueError(f"shared_rounds must be <= n_estimators = {n}, got {value}")
+        if value > np.iinfo(np.int64).max:
+            raise ValueError(f"shared_rounds must be <= n_estimators, got {value}")
         return int(value)
 
     def _mask(self):
