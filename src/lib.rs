@@ -26,6 +26,7 @@ pub mod logistic;
 pub mod memory;
 pub mod metrics;
 pub mod model;
+pub mod mu_max;
 pub mod multitask;
 pub mod objective;
 pub mod omega;

@@ -21,6 +21,7 @@ use crate::grower::{GrownTree, TreeGrower};
 use crate::interrupt::{self, ShouldStop};
 use crate::metrics::Metric;
 use crate::model::Model;
+use crate::mu_max;
 use crate::objective::{Objective, Targets};
 use crate::params::{BoosterParams, ObjectiveKind};
 use crate::sampling::{draw_sample, job_rng};
@@ -147,6 +148,8 @@ pub struct History {
     pub best: Option<(usize, f64)>,
     /// Rounds run.
     pub rounds: usize,
+    /// GBFS and A-GBM: μ_max in the user's units (see [`crate::mu_max`]).
+    pub mu_max: Option<f64>,
 }
 
 /// Everything a fit is made of; see the module docs.
@@ -239,6 +242,7 @@ pub(crate) fn train(
         values: vec![vec![Vec::new(); metrics.len()]; evals.len()],
         best: None,
         rounds: 0,
+        mu_max: None,
     };
     // Trees of each model after each round, for truncation.
     let mut trees_after: Vec<Vec<usize>> = vec![Vec::new(); models.len()];
@@ -252,25 +256,34 @@ pub(crate) fn train(
         for pop in &populations {
             gradients(objective, pop, scores.view(), &mut grad, &mut hess);
         }
+        let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
+        if round == 0 && selection.has_one_mu() {
+            let roots = jobs.iter().enumerate().map(|(j, job)| {
+                let pop = &populations[job.population];
+                let (rows, features) =
+                    tree_sample(params, 0, j, job, pop, &binned, &selection, weights.as_deref());
+                mu_max::Root {
+                    grad: grad.row(job.output).to_slice().unwrap(),
+                    hess: hess.row(job.output).to_slice().unwrap(),
+                    rows,
+                    features,
+                }
+            });
+            let m = mu_max::first_round(&mut grower, &selection, internal.min_gain, roots);
+            if params.mu_relative {
+                selection.resolve_relative_mu(m);
+            }
+            history.mu_max = Some(mu_max::in_user_units(m, params, &units));
+        }
         let mut grew = false;
         // The round's trees (with their root scales), added to the
         // evaluation sets together and seen by the dynamic weights.
         let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
-        let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
         for (j, job) in jobs.iter().enumerate() {
             interrupt::check(should_stop)?;
             let pop = &populations[job.population];
-            let mut rng = job_rng(params.seed, round, j);
-            let (positions, mut features) = draw_sample(
-                &mut rng,
-                pop.len(),
-                d,
-                pop.queries.as_deref(),
-                params,
-                weights.as_deref(),
-            );
-            features.retain(|&f| binned.splittable[f] && selection.allows(job.model, f));
-            let rows = pop.rows_at(positions);
+            let (rows, features) =
+                tree_sample(params, round, j, job, pop, &binned, &selection, weights.as_deref());
             let (g, h) = (grad.row(job.output), hess.row(job.output));
             let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());
             let mut grown = grower.grow(g, h, rows, &features, &mut selection.view(job.model))?;
@@ -377,6 +390,27 @@ pub(crate) fn train(
         selection,
         history,
     })
+}
+
+/// The rows and features of job `j`'s tree in `round`: the sample drawn
+/// from the job's own stream, less the features it may not split on.
+#[allow(clippy::too_many_arguments)]
+fn tree_sample(
+    params: &BoosterParams,
+    round: usize,
+    j: usize,
+    job: &Job,
+    pop: &Population,
+    binned: &BinnedData,
+    selection: &Selection,
+    weights: Option<&[f64]>,
+) -> (Vec<u32>, Vec<usize>) {
+    let mut rng = job_rng(params.seed, round, j);
+    let d = binned.splittable.len();
+    let (positions, mut features) =
+        draw_sample(&mut rng, pop.len(), d, pop.queries.as_deref(), params, weights);
+    features.retain(|&f| binned.splittable[f] && selection.allows(job.model, f));
+    (pop.rows_at(positions), features)
 }
 
 /// The gradients of `pop`'s rows, written to its columns of `grad`/`hess`.
