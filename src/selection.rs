@@ -60,9 +60,12 @@ impl Selection {
         }
     }
 
-    /// True if view `view` (a task) may ever split on `feature`.
+    /// True if view `view` (a task) may split on `feature` now or later:
+    /// the task has it, and Ω has it or may still admit it. (Ω only grows,
+    /// so a feature shut out at a tree's start stays out: the tree need
+    /// not build its histograms.)
     pub(crate) fn allows(&self, view: usize, feature: usize) -> bool {
-        self.penalty.allows(view, feature)
+        self.penalty.allows(view, feature) && self.omega.admits(feature)
     }
 
     /// What the grower of a tree of job view `view` sees.
