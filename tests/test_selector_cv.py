@@ -78,17 +78,20 @@ def test_one_se_keeps_fewer_features_within_one_standard_error():
 
 
 def test_each_fold_orders_features_on_its_training_rows_only():
-    """A column that predicts only the held-out rows of a fold would be
-    ranked first by an ordering fit that saw them, and be noise to the
-    fold's refit; ordered on the fold's training rows, the 1-feature model
-    uses the planted feature 3."""
+    """Column 30 predicts rows 0-199 perfectly and is noise on the others:
+    an ordering fit that saw fold 0's held-out rows (0-199) would rank it
+    first."""
     X, y = _planted(3, n=400)
     folds = [(np.arange(200, 400), np.arange(200)), (np.arange(200), np.arange(200, 400))]
     leak = np.random.default_rng(0).normal(size=len(y))
-    leak[:200] = y[:200] * 10.0  # perfect on rows 0-199 only
+    leak[:200] = y[:200] * 10.0
     X = np.column_stack([X, leak])
-    selector = SparseBoostSelectorCV(_booster(), max_features=3, cv=folds, order="entry").fit(X, y)
-    assert selector.cv_results_["split0_test_score"][0] > 0.7
+    booster = _booster(max_features=3)
+    selector = SparseBoostSelectorCV(booster, max_features=3, cv=folds, order="entry").fit(X, y)
+    fold0 = selector.fold_rankings_[0]["entry"]
+    np.testing.assert_array_equal(fold0, clone(booster).fit(X[200:], y[200:]).selected_features_)
+    assert 30 not in fold0
+    assert selector.ranking_["entry"][0] == 30  # on all rows it does enter first
 
 
 def test_regression_and_a_pipeline():

@@ -92,6 +92,8 @@ class SparseBoostSelectorCV(RefitDelegates, MetaEstimatorMixin, FeatureSelectorM
     ranking_ : dict of str to ndarray of int
         Each order's ranking on all training rows (at most
         ``max_features`` features).
+    fold_rankings_ : list of dict
+        Each fold's ``ranking_``, from its training rows.
     cv_results_ : dict of ndarrays
         One entry per (order, budget): ``order``, ``budget``,
         ``n_features`` (mean over folds of the features used: an order may
@@ -207,11 +209,13 @@ class SparseBoostSelectorCV(RefitDelegates, MetaEstimatorMixin, FeatureSelectorM
         folds = list(check_cv(self.cv, y, classifier=classifier).split(X, y))
         self.timings_ = {"ordering": 0.0, "refits": 0.0}
 
+        self.fold_rankings_ = []
         scores = np.full((len(orders), budgets.size, len(folds)), np.nan)
         used = np.zeros((len(orders), budgets.size, len(folds)))
         for f, (train, test) in enumerate(folds):
             started = time.perf_counter()
             rankings, _ = self._rank(template, X[train], y[train], orders, cap)
+            self.fold_rankings_.append(rankings)
             cache: dict[frozenset, float] = {}
             for o, name in enumerate(orders):
                 for b, k in enumerate(budgets):
