@@ -122,4 +122,19 @@ def test_relative_mu_survives_clone_and_save(tmp_path):
     model.save_model(path)
     loaded = sb.load_model(path)
     assert loaded.get_params()["mu"] == "0.5*mu_max"
+    assert loaded.mu_max_ == model.mu_max_
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("bad", [-1.0, "x", True])
+def test_a_model_file_with_a_bad_mu_max_is_refused(tmp_path, bad):
+    import json
+
+    X, y = _data(10)
+    path = tmp_path / "m.json"
+    _fit(X=X, y=y, penalty="agbm", mu=0.01).save_model(path)
+    document = json.loads(path.read_text())
+    document["fitted"]["mu_max_"] = bad
+    path.write_text(json.dumps(document))
+    with pytest.raises(ValueError, match="mu_max_"):
+        sb.load_model(path)
