@@ -241,7 +241,9 @@ def table(rows, methods, caps):
         cells = []
         for cap in caps:
             for method in methods:
-                sel = [r for r in rows if (r["dataset"], r["method"], r["cap"]) == (name, method, cap)]
+                sel = [
+                    r for r in rows if (r["dataset"], r["method"], r["cap"]) == (name, method, cap)
+                ]
                 if not sel:
                     cells.append("")
                     continue

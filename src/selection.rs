@@ -84,7 +84,12 @@ impl Selection {
 
     /// The μ at which a split of `net_gain` on `feature` stops paying at a
     /// first-round root (see [`Penalty::break_even_mu`]).
-    pub(crate) fn break_even_mu(&self, root_scale: f64, feature: usize, net_gain: f64) -> Option<f64> {
+    pub(crate) fn break_even_mu(
+        &self,
+        root_scale: f64,
+        feature: usize,
+        net_gain: f64,
+    ) -> Option<f64> {
         self.penalty.break_even_mu(root_scale, feature, net_gain)
     }
 
@@ -151,7 +156,11 @@ fn penalty_for(params: &BoosterParams, d: usize, units: &Units) -> Box<dyn Penal
         // A relative μ is a pure number until the trainer resolves it
         // against μ_max, which is already in the fit's units.
         Scale::Gain => (
-            if params.mu_relative { mu } else { units.gain(mu) },
+            if params.mu_relative {
+                mu
+            } else {
+                units.gain(mu)
+            },
             costs.iter().map(|&c| units.gain(c)).collect(),
         ),
         Scale::RootScale => (mu, costs),

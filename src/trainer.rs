@@ -260,8 +260,16 @@ pub(crate) fn train(
         if round == 0 && selection.has_one_mu() {
             let roots = jobs.iter().enumerate().map(|(j, job)| {
                 let pop = &populations[job.population];
-                let (rows, features) =
-                    tree_sample(params, 0, j, job, pop, &binned, &selection, weights.as_deref());
+                let (rows, features) = tree_sample(
+                    params,
+                    0,
+                    j,
+                    job,
+                    pop,
+                    &binned,
+                    &selection,
+                    weights.as_deref(),
+                );
                 mu_max::Root {
                     grad: grad.row(job.output).to_slice().unwrap(),
                     hess: hess.row(job.output).to_slice().unwrap(),
@@ -282,8 +290,16 @@ pub(crate) fn train(
         for (j, job) in jobs.iter().enumerate() {
             interrupt::check(should_stop)?;
             let pop = &populations[job.population];
-            let (rows, features) =
-                tree_sample(params, round, j, job, pop, &binned, &selection, weights.as_deref());
+            let (rows, features) = tree_sample(
+                params,
+                round,
+                j,
+                job,
+                pop,
+                &binned,
+                &selection,
+                weights.as_deref(),
+            );
             let (g, h) = (grad.row(job.output), hess.row(job.output));
             let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());
             let mut grown = grower.grow(g, h, rows, &features, &mut selection.view(job.model))?;
@@ -407,8 +423,14 @@ fn tree_sample(
 ) -> (Vec<u32>, Vec<usize>) {
     let mut rng = job_rng(params.seed, round, j);
     let d = binned.splittable.len();
-    let (positions, mut features) =
-        draw_sample(&mut rng, pop.len(), d, pop.queries.as_deref(), params, weights);
+    let (positions, mut features) = draw_sample(
+        &mut rng,
+        pop.len(),
+        d,
+        pop.queries.as_deref(),
+        params,
+        weights,
+    );
     features.retain(|&f| binned.splittable[f] && selection.allows(job.model, f));
     (pop.rows_at(positions), features)
 }

@@ -24,7 +24,9 @@ def _best_root_gain(X, y, min_leaf):
             left = X[:, j] <= t
             if left.sum() < min_leaf or (~left).sum() < min_leaf:
                 continue
-            sse = ((y[left] - y[left].mean()) ** 2).sum() + ((y[~left] - y[~left].mean()) ** 2).sum()
+            sse = ((y[left] - y[left].mean()) ** 2).sum() + (
+                (y[~left] - y[~left].mean()) ** 2
+            ).sum()
             best = max(best, total - sse)
     return best, total
 

@@ -57,7 +57,9 @@ def test_cv_results_describe_the_choice():
     best = np.argmax(results["mean_test_score"])
     assert results["rank_test_score"][best] == 1
     assert selector.order_ == results["order"][best]
-    assert selector.n_features_ == min(results["budget"][best], len(selector.ranking_[selector.order_]))
+    assert selector.n_features_ == min(
+        results["budget"][best], len(selector.ranking_[selector.order_])
+    )
     # The first budget's score is a 1-feature model: worse than the best.
     assert results["mean_test_score"][0] < results["mean_test_score"][best]
 
@@ -116,7 +118,9 @@ def test_same_random_state_same_result():
     a = SparseBoostSelectorCV(max_features=5, cv=3, random_state=7).fit(X, y)
     b = clone(a).fit(X, y)
     np.testing.assert_array_equal(a.selected_features_, b.selected_features_)
-    np.testing.assert_array_equal(a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"])
+    np.testing.assert_array_equal(
+        a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"]
+    )
 
 
 @pytest.mark.parametrize(

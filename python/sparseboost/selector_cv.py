@@ -18,18 +18,19 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
-from sklearn.utils.multiclass import type_of_target
 
 from ._base import BaseSparseBoost, FeatureSelectorMixin
 from ._refit import RefitDelegates
 from ._validation import check_X, naming, resolve_seed
-from .estimators import SparseBoostClassifier, SparseBoostRegressor
+from .selectors import WrapsBooster, default_booster
 
 # How each order ranks the features, from the fits it needs.
 _ORDERS = ("entry", "importance", "unpenalised", "stability")
 
 
-class SparseBoostSelectorCV(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
+class SparseBoostSelectorCV(
+    WrapsBooster, RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator
+):
     """Select features with a penalised booster and choose how many to keep
     by K-fold cross-validation on the training rows.
 
@@ -131,15 +132,6 @@ class SparseBoostSelectorCV(RefitDelegates, MetaEstimatorMixin, FeatureSelectorM
         self.random_state = random_state
         self.verbose = verbose
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.target_tags.required = True
-        return tags
-
-    def __sklearn_is_fitted__(self):
-        return hasattr(self, "estimator_")
-
     # -- checks ----------------------------------------------------------
 
     def _orders(self) -> tuple[str, ...]:
@@ -163,15 +155,14 @@ class SparseBoostSelectorCV(RefitDelegates, MetaEstimatorMixin, FeatureSelectorM
             or values[0] < 1
             or values[-1] > cap
         ):
-            raise ValueError(f"budgets must be ints in [1, max_features={cap}], got {self.budgets!r}")
+            raise ValueError(
+                f"budgets must be ints in [1, max_features={cap}], got {self.budgets!r}"
+            )
         return values
 
     def _template(self, y):
         if self.estimator is None:
-            with naming("y"):
-                labels = type_of_target(y) in ("binary", "multiclass")
-            cls = SparseBoostClassifier if labels else SparseBoostRegressor
-            return cls(mu="0.05*mu_max")
+            return default_booster(y, mu="0.05*mu_max")
         if not isinstance(self.estimator, BaseSparseBoost) or self.estimator._ranking:
             raise TypeError(
                 "estimator must be a SparseBoostRegressor or SparseBoostClassifier (or None), "

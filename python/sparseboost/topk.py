@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseSparseBoost, FeatureSelectorMixin
 from ._refit import RefitDelegates
-from ._validation import check_X, naming, resolve_n_features_to_select
-from .estimators import SparseBoostClassifier, SparseBoostRegressor
+from ._validation import check_X, resolve_n_features_to_select
+from .selectors import default_booster
 
 
 class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
@@ -97,13 +96,7 @@ class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, Bas
         d = checked.shape[1]
         k = resolve_n_features_to_select(self.n_features_to_select, d, default=10)
         if self.estimator is None:
-            with naming("y"):
-                is_labels = type_of_target(y) in ("binary", "multiclass")
-            estimator = (
-                SparseBoostClassifier(penalty="none")
-                if is_labels
-                else SparseBoostRegressor(penalty="none")
-            )
+            estimator = default_booster(y, penalty="none")
         else:
             estimator = clone(self.estimator)
 
