@@ -57,6 +57,11 @@ impl Omega {
         !self.tasks.is_empty() && view == self.tasks.len()
     }
 
+    /// True if `feature` is in Ω or may still enter it (`max_features`).
+    pub fn admits(&self, feature: usize) -> bool {
+        self.group.admits(feature)
+    }
+
     /// The features used by any job, in the order they entered.
     pub fn used_in_order(&self) -> &[usize] {
         self.group.used_in_order()

@@ -27,6 +27,7 @@ use crate::interrupt::{self, ShouldStop};
 use crate::metrics::Metric;
 use crate::model::Model;
 use crate::model_builder::ModelBuilder;
+use crate::mu_max;
 use crate::objective::{Objective, Targets};
 use crate::params::{BoosterParams, ObjectiveKind};
 use crate::sampling::{draw_sample, job_rng};
@@ -179,6 +180,8 @@ pub struct History {
     pub best: Option<(usize, f64)>,
     /// Rounds run.
     pub rounds: usize,
+    /// GBFS and A-GBM: μ_max in the user's units (see [`crate::mu_max`]).
+    pub mu_max: Option<f64>,
 }
 
 /// Everything a fit is made of; see the module docs.
@@ -275,6 +278,7 @@ pub(crate) fn train(
         values: vec![vec![Vec::new(); metrics.len()]; evals.len()],
         best: None,
         rounds: 0,
+        mu_max: None,
     };
     // Trees of each model after each round, for truncation.
     let mut trees_after: Vec<Vec<usize>> = vec![Vec::new(); models.len()];
@@ -314,20 +318,46 @@ pub(crate) fn train(
                     gradients(objective, pop, scores.view(), &mut grad, &mut hess);
                 }
             }
+            // (μ_max is a single-model fit's, which has no shared start.)
+            if round == 0 && attempt == 0 && selection.has_one_mu() {
+                let roots = round_jobs.iter().enumerate().map(|(j, job)| {
+                    let pop = &populations[job.population];
+                    let (rows, features) = tree_sample(
+                        params,
+                        0,
+                        j,
+                        job,
+                        pop,
+                        &binned,
+                        &selection,
+                        weights.as_deref(),
+                    );
+                    mu_max::Root {
+                        grad: grad.row(job.output).to_slice().unwrap(),
+                        hess: hess.row(job.output).to_slice().unwrap(),
+                        rows,
+                        features,
+                    }
+                });
+                let m = mu_max::first_round(&mut grower, &selection, internal.min_gain, roots);
+                if params.mu_relative {
+                    selection.resolve_relative_mu(m);
+                }
+                history.mu_max = Some(mu_max::in_user_units(m, params, &units));
+            }
             for (j, job) in round_jobs.iter().enumerate() {
                 interrupt::check(should_stop)?;
                 let pop = &populations[job.population];
-                let mut rng = job_rng(params.seed, round, j);
-                let (positions, mut features) = draw_sample(
-                    &mut rng,
-                    pop.len(),
-                    d,
-                    pop.queries.as_deref(),
+                let (rows, features) = tree_sample(
                     params,
+                    round,
+                    j,
+                    job,
+                    pop,
+                    &binned,
+                    &selection,
                     weights.as_deref(),
                 );
-                features.retain(|&f| binned.splittable[f] && selection.allows(job.view, f));
-                let rows = pop.rows_at(positions);
                 let (g, h) = (grad.row(job.output), hess.row(job.output));
                 let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());
                 let mut grown =
@@ -443,6 +473,33 @@ pub(crate) fn train(
         selection,
         history,
     })
+}
+
+/// The rows and features of job `j`'s tree in `round`: the sample drawn
+/// from the job's own stream, less the features it may not split on.
+#[allow(clippy::too_many_arguments)]
+fn tree_sample(
+    params: &BoosterParams,
+    round: usize,
+    j: usize,
+    job: &Job,
+    pop: &Population,
+    binned: &BinnedData,
+    selection: &Selection,
+    weights: Option<&[f64]>,
+) -> (Vec<u32>, Vec<usize>) {
+    let mut rng = job_rng(params.seed, round, j);
+    let d = binned.splittable.len();
+    let (positions, mut features) = draw_sample(
+        &mut rng,
+        pop.len(),
+        d,
+        pop.queries.as_deref(),
+        params,
+        weights,
+    );
+    features.retain(|&f| binned.splittable[f] && selection.allows(job.view, f));
+    (pop.rows_at(positions), features)
 }
 
 /// The gradients of `pop`'s rows, written to its columns of `grad`/`hess`.
