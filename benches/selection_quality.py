@@ -140,7 +140,7 @@ def lgbm_ranking(method, X, y, cap):
         model = lgbm().fit(X, y)
         gain = model.booster_.feature_importance("gain")
         return np.argsort(-gain, kind="stable")[: min(cap, int((gain > 0).sum()))]
-    mu_max = sb.SparseBoostClassifier(**PROTOCOL, penalty="gbfs", mu=0.0, n_estimators=1)
+    mu_max = sb.SparseBoostClassifier(**dict(PROTOCOL, n_estimators=1), penalty="gbfs", mu=0.0)
     mu = 0.05 * mu_max.fit(X, y).mu_max_
     model = lgbm(cegb_penalty_feature_coupled=[mu] * X.shape[1], cegb_tradeoff=1.0).fit(X, y)
     return entry_order(model)[:cap]
