@@ -23,10 +23,11 @@ Methods:
   all four orders;
 * ``lgbm-topk``: LightGBM on all features, ranked by gain importance, top k
   refitted with LightGBM (the papers' GBDT-topK baseline), k by the same CV;
-* ``lgbm-cegb``: LightGBM CEGB (``cegb_penalty_feature_coupled`` = 0.05 of
-  the GBFS mu_max of the same rows: the same penalty as ``sb-gbfs``), its
-  features in the order they enter, top k refitted with LightGBM, k by the
-  same CV.
+* ``lgbm-cegb``: LightGBM CEGB (``cegb_penalty_feature_coupled`` = 0.002,
+  0.01 or 0.05 of the GBFS mu_max of the same rows; GBFS's penalty), its
+  features in the order they enter, top k refitted with LightGBM, mu and k
+  by the same CV (CEGB has no feature cap, and a large mu admits fewer
+  features than the budget).
 
 Data (``../shared/data``): Madelon (train 2000 / valid 600), Arcene (100 /
 100), Dexter (300 / 300), Dorothea (800 training rows only, so two
@@ -135,35 +136,53 @@ def entry_order(model):
     return np.array(order, dtype=int)
 
 
-def lgbm_ranking(method, X, y, cap):
+CEGB_MU = (0.002, 0.01, 0.05)  # fractions of the GBFS mu_max, CV chooses
+
+
+def lgbm_rankings(method, X, y, cap):
+    """Candidate rankings (CV chooses among them): gain importance of plain
+    LightGBM, or the entry order of CEGB at each mu of ``CEGB_MU``."""
     if method == "lgbm-topk":
         model = lgbm().fit(X, y)
         gain = model.booster_.feature_importance("gain")
-        return np.argsort(-gain, kind="stable")[: min(cap, int((gain > 0).sum()))]
-    mu_max = sb.SparseBoostClassifier(**dict(PROTOCOL, n_estimators=1), penalty="gbfs", mu=0.0)
-    mu = 0.05 * mu_max.fit(X, y).mu_max_
-    model = lgbm(cegb_penalty_feature_coupled=[mu] * X.shape[1], cegb_tradeoff=1.0).fit(X, y)
-    return entry_order(model)[:cap]
+        return [np.argsort(-gain, kind="stable")[: min(cap, int((gain > 0).sum()))]]
+    probe = sb.SparseBoostClassifier(**dict(PROTOCOL, n_estimators=1), penalty="gbfs", mu=0.0)
+    mu_max = probe.fit(X, y).mu_max_
+    rankings = []
+    for fraction in CEGB_MU:
+        penalty = [fraction * mu_max] * X.shape[1]
+        model = lgbm(cegb_penalty_feature_coupled=penalty, cegb_tradeoff=1.0).fit(X, y)
+        rankings.append(entry_order(model)[:cap])
+    return rankings
 
 
 def lgbm_select(method, X, y, folds, caps):
-    """For each cap B: k <= B by CV over the prefixes of the method's
-    ranking (whose first k features do not depend on B), the kept features
-    (the ranking on all rows) and the refit on them."""
+    """For each cap B: (ranking, k <= B) by CV over the prefixes of the
+    method's rankings (whose first k features do not depend on B), the kept
+    features (that ranking on all rows) and the refit on them."""
     budgets = np.arange(1, max(caps) + 1)
-    scores = np.full((budgets.size, len(folds)), np.nan)
+    scores, used = None, None
     for f, (train, test) in enumerate(folds):
-        ranking = lgbm_ranking(method, X[train], y[train], max(caps))
-        for b, k in enumerate(budgets):
-            kept = np.sort(ranking[:k])
-            model = lgbm().fit(X[train][:, kept], y[train])
-            scores[b, f] = roc_auc_score(y[test], model.predict_proba(X[test][:, kept])[:, 1])
-    ranking = lgbm_ranking(method, X, y, max(caps))
-    mean = scores.mean(axis=1)
+        rankings = lgbm_rankings(method, X[train], y[train], max(caps))
+        if scores is None:
+            scores = np.full((len(rankings), budgets.size, len(folds)), np.nan)
+            used = np.zeros_like(scores)
+        cache = {}
+        for r, ranking in enumerate(rankings):
+            for b, k in enumerate(budgets):
+                kept = np.sort(ranking[:k])
+                used[r, b, f] = kept.size
+                if kept.tobytes() not in cache:
+                    model = lgbm().fit(X[train][:, kept], y[train])
+                    proba = model.predict_proba(X[test][:, kept])[:, 1]
+                    cache[kept.tobytes()] = roc_auc_score(y[test], proba)
+                scores[r, b, f] = cache[kept.tobytes()]
+    rankings = lgbm_rankings(method, X, y, max(caps))
+    mean = scores.mean(axis=2)
     out = {}
     for cap in caps:
-        best = int(np.argmax(mean[:cap]))
-        kept = np.sort(ranking[: budgets[best]])
+        r, b = np.unravel_index(np.argmax(mean[:, :cap]), mean[:, :cap].shape)
+        kept = np.sort(rankings[r][: budgets[b]])
         out[cap] = (kept, lgbm().fit(X[:, kept], y))
     return out
 
