@@ -1,202 +1,343 @@
-"""How good are the features each method selects, and what do they cost?
+"""Selection that holds up on real data: every method's feature budget is
+chosen by cross-validation on the training rows, never on the validation
+rows, and each method is then scored once on the validation rows.
 
-For each problem it fits, on the training rows, and scores on held-out rows:
+Protocol (the same for every method): 300 trees, learning rate 0.05, 15
+leaves, 5 rows per leaf; 5-fold stratified CV (shuffled, seed 0) on the
+training rows; for a budget cap B in ``--caps`` (5, 10, 20), the number of
+features k <= B with the best mean CV AUC is kept, the method's model is
+refitted on them on all training rows, and its validation AUC is reported
+with a bootstrap standard error (200 resamples of the validation rows).
 
-* ``lgbm``: plain LightGBM on all features;
-* ``lgbm-topK``: LightGBM refit on the K features with the largest gain in
-  the plain model (the papers' GBDT-topK baseline), for K in ``--top-k``;
-* ``lgbm-cegb``: LightGBM's cost-effective boosting with
-  ``cegb_penalty_feature_coupled=[mu]*d`` (the GBFS penalty), over the GBFS grid;
-* ``sb-gbfs``: sparseboost with ``penalty="gbfs"`` over the same grid of mu;
-* ``sb-agbm``: sparseboost with ``penalty="agbm"`` over the A-GBM grid of mu.
+Methods:
 
-It reports the number of features the model uses, the held-out metric
-(AUC for classification, RMSE for regression) and the fit time (one fit; the
-machine is noisy, so compare within a run).
+* ``sb-agbm``: ``SparseBoostSelectorCV`` with its default orders (entry and
+  importance order of an A-GBM fit, ``mu="0.05*mu_max"``, capped at B
+  features), sparseboost refits: the default selector;
+* ``sb-gbfs``: the same with ``penalty="gbfs"``;
+* ``sb-gt``: the same as ``sb-agbm`` with ``split_search="group_testing"``;
+* ``sb-topk``: the same selector with ``order="unpenalised"`` (sparseboost's
+  own GBDT-topK);
+* ``sb-stability`` and ``sb-orders`` (not run by default: 10 more fits a
+  fold): the selector with ``order="stability"``, and with CV choosing among
+  all four orders;
+* ``lgbm-topk``: LightGBM on all features, ranked by gain importance, top k
+  refitted with LightGBM (the papers' GBDT-topK baseline), k by the same CV;
+* ``lgbm-cegb``: LightGBM CEGB (``cegb_penalty_feature_coupled`` = 0.002,
+  0.01 or 0.05 of the GBFS mu_max of the same rows; GBFS's penalty), its
+  features in the order they enter, top k refitted with LightGBM, mu and k
+  by the same CV (CEGB has no feature cap, and a large mu admits fewer
+  features than the budget).
 
-Problems:
+Data (``../shared/data``): Madelon (train 2000 / valid 600), Arcene (100 /
+100), Dexter (300 / 300), Dorothea (800 training rows only, so two
+stratified 60/40 splits of them, seeds 0 and 1; the table averages them),
+Adult (``adult.trn`` 32561 / ``adult.tst`` 16281).
 
-* ``madelon``: ``../shared/data/madelon``, train (2000 x 500) vs valid (600);
-  20 of the 500 features are relevant (5 informative + 15 combinations).
-* ``synthetic``: ``sparseboost.datasets.make_synthetic`` at 10000 x 1000 (test:
-  5000 rows of another draw); 3 relevant features.
-
-Run from the project root (needs lightgbm: ``pip install ".[bench]"``)::
+Also printed: each method's selection time (CV and final refit; for the
+LightGBM methods, whose k <= B comes from one CV table for every cap, that
+table's time divided by the number of caps) and one fit of each library on
+all features. LightGBM runs with ``OMP_WAIT_POLICY=PASSIVE`` unless set. Results go to
+``benches/results/selection_quality.json``. Run from the project root
+(needs lightgbm: ``pip install ".[bench]"``)::
 
     python benches/selection_quality.py
-    python benches/selection_quality.py --problems madelon --n-estimators 600 \
-        --min-samples-leaf 10 --subsample 0.7 --gbfs-mu 10,20,30 --agbm-mu 0.01,0.02,0.03
-    python benches/selection_quality.py --problems synthetic --n-estimators 100 \
-        --learning-rate 0.1 --gbfs-mu 10,30,100 --agbm-mu 0.005,0.01,0.02
-
-Every method gets the same booster settings. The Madelon settings above were
-picked by looking at the valid set among six candidates (see the closing note
-of issue 3), so its AUCs are optimistic for every method alike.
+    python benches/selection_quality.py --datasets madelon,arcene --methods sb-agbm,lgbm-topk
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shlex
 import sys
 import time
 from pathlib import Path
 
-import lightgbm as lgb
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # no spinning on a shared machine
+import lightgbm as lgb  # noqa: E402
 import numpy as np
+import scipy.sparse as sp
 import sparseboost as sb
 from sklearn.metrics import roc_auc_score
-from sparseboost.datasets import make_synthetic
+from sklearn.model_selection import StratifiedKFold, train_test_split
 
-DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from selector_comparison import DATA_DIR, load  # noqa: E402
 
-
-def load_problem(name):
-    """(X_train, y_train, X_test, y_test, task) of a problem."""
-    if name == "madelon":
-        folder = DATA_DIR / "madelon"
-        X = np.loadtxt(folder / "madelon_train.data")
-        y = (np.loadtxt(folder / "madelon_train.labels") > 0).astype(int)
-        X_test = np.loadtxt(folder / "madelon_valid.data")
-        y_test = (np.loadtxt(folder / "madelon_valid.labels") > 0).astype(int)
-        return X, y, X_test, y_test, "classification"
-    if name == "synthetic":
-        X, y = make_synthetic(10000, 1000, random_state=0)
-        X_test, y_test = make_synthetic(5000, 1000, random_state=1)
-        return X, y, X_test, y_test, "regression"
-    raise SystemExit(f"unknown problem {name!r}")
+DATASETS = ("madelon", "arcene", "dexter", "dorothea", "adult")
+METHODS = ("sb-agbm", "sb-gbfs", "sb-gt", "sb-topk", "lgbm-topk", "lgbm-cegb")
+PROTOCOL = dict(n_estimators=300, learning_rate=0.05, max_leaves=15, min_samples_leaf=5)
+RESULTS = Path(__file__).resolve().parent / "results" / "selection_quality.json"
 
 
-def score(model, X, y, task):
-    if task == "classification":
-        return roc_auc_score(y, model.predict_proba(X)[:, 1])
-    return float(np.sqrt(np.mean((model.predict(X) - y) ** 2)))
+def splits(name):
+    """[(X_train, y_train, X_valid, y_valid)], and a note."""
+    if name != "dorothea":
+        X, y, Xv, yv, note = load(name, adult_train=None)
+        return [(X, y, Xv, yv)], note
+    folder = DATA_DIR / "dorothea"
+    rows, cols = [], []
+    with open(folder / "dorothea_train_reconstructed.data") as f:
+        for i, line in enumerate(f):
+            for token in line.split():
+                rows.append(i)
+                cols.append(int(token) - 1)
+    X = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(i + 1, 88119)).toarray()
+    y = (np.loadtxt(folder / "dorothea_train.labels") > 0).astype(int)
+    out = []
+    for seed in (0, 1):
+        Xt, Xv, yt, yv = train_test_split(X, y, test_size=0.4, stratify=y, random_state=seed)
+        out.append((Xt, yt, Xv, yv))
+    return out, "800 training rows, two stratified 60/40 splits (seeds 0, 1)"
 
 
-def lgbm(task, args, **extra):
-    cls = lgb.LGBMClassifier if task == "classification" else lgb.LGBMRegressor
-    return cls(
-        n_estimators=args.n_estimators,
-        learning_rate=args.learning_rate,
-        num_leaves=args.max_leaves,
-        min_child_samples=args.min_samples_leaf,
-        subsample=args.subsample,
-        subsample_freq=1 if args.subsample < 1 else 0,
-        n_jobs=args.n_jobs,
-        random_state=0,
+def auc_and_se(y, score, rng):
+    auc = roc_auc_score(y, score)
+    boot = []
+    for _ in range(200):
+        rows = rng.integers(0, len(y), len(y))
+        if np.unique(y[rows]).size == 2:
+            boot.append(roc_auc_score(y[rows], score[rows]))
+    return auc, float(np.std(boot))
+
+
+def lgbm(**extra):
+    return lgb.LGBMClassifier(
+        n_estimators=PROTOCOL["n_estimators"],
+        learning_rate=PROTOCOL["learning_rate"],
+        num_leaves=PROTOCOL["max_leaves"],
+        min_child_samples=PROTOCOL["min_samples_leaf"],
+        min_child_weight=1e-3,
+        reg_lambda=0.0,
         verbose=-1,
-        **extra,
-    )
-
-
-def sparse(task, args, **extra):
-    cls = sb.SparseBoostClassifier if task == "classification" else sb.SparseBoostRegressor
-    return cls(
-        n_estimators=args.n_estimators,
-        learning_rate=args.learning_rate,
-        max_leaves=args.max_leaves,
-        min_samples_leaf=args.min_samples_leaf,
-        subsample=args.subsample,
-        n_jobs=args.n_jobs,
+        n_jobs=2,
         random_state=0,
         **extra,
     )
 
 
-def used_by_lgbm(model):
-    return np.flatnonzero(model.booster_.feature_importance("split"))
+def entry_order(model):
+    """Features of a LightGBM model in the order they enter (trees in
+    order, splits of a tree in the order they were made)."""
+    seen, order = set(), []
+    for tree in model.booster_.dump_model()["tree_info"]:
+        splits, stack = [], [tree["tree_structure"]]
+        while stack:
+            node = stack.pop()
+            if "split_index" in node:
+                splits.append((node["split_index"], node["split_feature"]))
+                stack += [node["left_child"], node["right_child"]]
+        for _, feature in sorted(splits):
+            if feature not in seen:
+                seen.add(feature)
+                order.append(feature)
+    return np.array(order, dtype=int)
 
 
-def timed_fit(model, X, y):
-    start = time.perf_counter()
-    model.fit(X, y)
-    return time.perf_counter() - start
+CEGB_MU = (0.002, 0.01, 0.05)  # fractions of the GBFS mu_max, CV chooses
 
 
-def run_problem(name, args):
-    X, y, X_test, y_test, task = load_problem(name)
-    rows = []
-
-    def add(method, mu, model, n_used, seconds):
-        rows.append((method, mu, n_used, score(model, X_test, y_test, task), seconds))
-        print(
-            f"  {method:10s} mu={mu!s:8s} features={n_used:4d} "
-            f"{'AUC' if task == 'classification' else 'RMSE'}={rows[-1][3]:.4f} "
-            f"fit={seconds:.2f}s",
-            flush=True,
-        )
-
-    plain = lgbm(task, args)
-    seconds = timed_fit(plain, X, y)
-    add("lgbm", "-", plain, len(used_by_lgbm(plain)), seconds)
-    ranking = np.argsort(-plain.booster_.feature_importance("gain"))
-    for k in args.top_k:
-        keep = np.sort(ranking[:k])
-        refit = lgbm(task, args)
-        seconds = timed_fit(refit, X[:, keep], y)
-        rows.append(
-            ("lgbm-topK", f"K={k}", k, score(refit, X_test[:, keep], y_test, task), seconds)
-        )
-        print(
-            f"  lgbm-topK  K={k:<6d} features={k:4d} metric={rows[-1][3]:.4f} fit={seconds:.2f}s",
-            flush=True,
-        )
-    d = X.shape[1]
-    for mu in args.gbfs_mu:
-        model = lgbm(task, args, cegb_penalty_feature_coupled=[mu] * d, cegb_tradeoff=1.0)
-        seconds = timed_fit(model, X, y)
-        add("lgbm-cegb", mu, model, len(used_by_lgbm(model)), seconds)
-    for penalty, grid in (("gbfs", args.gbfs_mu), ("agbm", args.agbm_mu)):
-        for mu in grid:
-            model = sparse(task, args, penalty=penalty, mu=mu)
-            seconds = timed_fit(model, X, y)
-            add(f"sb-{penalty}", mu, model, len(model.selected_features_), seconds)
-    return task, rows
+def lgbm_rankings(method, X, y, cap):
+    """Candidate rankings (CV chooses among them): gain importance of plain
+    LightGBM, or the entry order of CEGB at each mu of ``CEGB_MU``."""
+    if method == "lgbm-topk":
+        model = lgbm().fit(X, y)
+        gain = model.booster_.feature_importance("gain")
+        return [np.argsort(-gain, kind="stable")[: min(cap, int((gain > 0).sum()))]]
+    probe = sb.SparseBoostClassifier(**dict(PROTOCOL, n_estimators=1), penalty="gbfs", mu=0.0)
+    mu_max = probe.fit(X, y).mu_max_
+    rankings = []
+    for fraction in CEGB_MU:
+        penalty = [fraction * mu_max] * X.shape[1]
+        model = lgbm(cegb_penalty_feature_coupled=penalty, cegb_tradeoff=1.0).fit(X, y)
+        rankings.append(entry_order(model)[:cap])
+    return rankings
 
 
-def print_table(name, task, rows):
-    metric = "AUC" if task == "classification" else "RMSE"
-    print(f"\n== {name}")
-    print(f"{'method':10s}  {'mu / K':>8s}  {'features':>8s}  {metric:>7s}  {'fit s':>7s}")
-    for method, mu, n_used, value, seconds in rows:
-        print(f"{method:10s}  {mu!s:>8s}  {n_used:8d}  {value:7.4f}  {seconds:7.2f}")
+def lgbm_select(method, X, y, folds, caps):
+    """For each cap B: (ranking, k <= B) by CV over the prefixes of the
+    method's rankings (whose first k features do not depend on B), the kept
+    features (that ranking on all rows) and the refit on them."""
+    budgets = np.arange(1, max(caps) + 1)
+    scores, used = None, None
+    for f, (train, test) in enumerate(folds):
+        rankings = lgbm_rankings(method, X[train], y[train], max(caps))
+        if scores is None:
+            scores = np.full((len(rankings), budgets.size, len(folds)), np.nan)
+            used = np.zeros_like(scores)
+        cache = {}
+        for r, ranking in enumerate(rankings):
+            for b, k in enumerate(budgets):
+                kept = np.sort(ranking[:k])
+                used[r, b, f] = kept.size
+                if kept.tobytes() not in cache:
+                    model = lgbm().fit(X[train][:, kept], y[train])
+                    proba = model.predict_proba(X[test][:, kept])[:, 1]
+                    cache[kept.tobytes()] = roc_auc_score(y[test], proba)
+                scores[r, b, f] = cache[kept.tobytes()]
+    rankings = lgbm_rankings(method, X, y, max(caps))
+    mean = scores.mean(axis=2)
+    out = {}
+    for cap in caps:
+        r, b = np.unravel_index(np.argmax(mean[:, :cap]), mean[:, :cap].shape)
+        kept = np.sort(rankings[r][: budgets[b]])
+        out[cap] = (kept, lgbm().fit(X[:, kept], y))
+    return out
 
 
-def floats(text):
-    return [float(v) for v in text.split(",") if v.strip()]
-
-
-def ints(text):
-    return [int(v) for v in text.split(",") if v.strip()]
-
-
-def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--problems", default="madelon,synthetic")
-    p.add_argument("--n-estimators", type=int, default=300)
-    p.add_argument("--learning-rate", type=float, default=0.05)
-    p.add_argument("--max-leaves", type=int, default=31)
-    p.add_argument("--min-samples-leaf", type=int, default=20)
-    p.add_argument(
-        "--subsample",
-        type=float,
-        default=1.0,
-        help="row fraction per tree (LightGBM: bagging every tree)",
+def sb_selector(method, cap, cv):
+    params = dict(PROTOCOL, mu="0.05*mu_max", random_state=0)
+    order = ("entry", "importance")
+    if method == "sb-gbfs":
+        params["penalty"] = "gbfs"
+    elif method == "sb-gt":
+        params["split_search"] = "group_testing"
+    elif method == "sb-topk":
+        order = "unpenalised"
+    elif method == "sb-stability":
+        order = "stability"
+    elif method == "sb-orders":
+        order = ("entry", "importance", "unpenalised", "stability")
+    return sb.SparseBoostSelectorCV(
+        sb.SparseBoostClassifier(**params), max_features=cap, order=order, cv=cv
     )
-    p.add_argument("--n-jobs", type=int, default=2)
-    p.add_argument("--top-k", type=ints, default=[5, 10, 20])
-    p.add_argument("--gbfs-mu", type=floats, default=[1.0, 3.0, 10.0, 30.0])
-    p.add_argument("--agbm-mu", type=floats, default=[0.005, 0.01, 0.02, 0.05])
-    return p.parse_args(argv)
+
+
+def run(name, methods, caps):
+    parts, note = splits(name)
+    rows = []
+    for s, (X, y, Xv, yv) in enumerate(parts):
+        cv = StratifiedKFold(5, shuffle=True, random_state=0)
+        folds = list(cv.split(X, y))
+        t = time.perf_counter()
+        sb.SparseBoostClassifier(**PROTOCOL, random_state=0).fit(X, y)
+        sb_fit = time.perf_counter() - t
+        t = time.perf_counter()
+        lgbm().fit(X, y)
+        lgbm_fit = time.perf_counter() - t
+        print(
+            f"{name} split {s}: {X.shape[0]} x {X.shape[1]} ({note}); one fit on all features: "
+            f"sparseboost A-GBM {sb_fit:.2f} s, LightGBM {lgbm_fit:.2f} s",
+            flush=True,
+        )
+        for method in methods:
+            if not method.startswith("sb-"):
+                t = time.perf_counter()
+                chosen = lgbm_select(method, X, y, folds, caps)
+                shared = (time.perf_counter() - t) / len(caps)
+            for cap in caps:
+                rng = np.random.default_rng(0)
+                t = time.perf_counter()
+                if method.startswith("sb-"):
+                    selector = sb_selector(method, cap, cv).fit(X, y)
+                    kept = np.flatnonzero(selector.support_)
+                    score = selector.predict_proba(Xv)[:, 1]
+                    extra = {"order": selector.order_}
+                    seconds = time.perf_counter() - t
+                else:
+                    kept, model = chosen[cap]
+                    score = model.predict_proba(Xv[:, kept])[:, 1]
+                    extra = {}
+                    seconds = shared  # one CV table serves every cap
+                auc, se = auc_and_se(yv, score, rng)
+                row = dict(
+                    dataset=name,
+                    split=s,
+                    method=method,
+                    cap=cap,
+                    n_features=int(kept.size),
+                    auc=auc,
+                    se=se,
+                    seconds=seconds,
+                    one_fit_sb=sb_fit,
+                    one_fit_lgbm=lgbm_fit,
+                    **extra,
+                )
+                rows.append(row)
+                print(
+                    f"  {method:10s} B<={cap:2d}: k={kept.size:2d} AUC {auc:.3f} ± {se:.3f}  "
+                    f"{seconds:7.1f} s {extra.get('order', '')}",
+                    flush=True,
+                )
+    return rows
+
+
+def table(rows, methods, caps):
+    """Mean over a data set's splits: AUC ± SE (SE of the mean) and k."""
+    lines = [
+        "| data | " + " | ".join(f"{m} (B≤{c})" for c in caps for m in methods) + " |",
+        "|---" * (1 + len(caps) * len(methods)) + "|",
+    ]
+    for name in dict.fromkeys(r["dataset"] for r in rows):
+        cells = []
+        for cap in caps:
+            for method in methods:
+                sel = [
+                    r for r in rows if (r["dataset"], r["method"], r["cap"]) == (name, method, cap)
+                ]
+                if not sel:
+                    cells.append("")
+                    continue
+                auc = np.mean([r["auc"] for r in sel])
+                se = np.sqrt(np.sum([r["se"] ** 2 for r in sel])) / len(sel)
+                k = np.mean([r["n_features"] for r in sel])
+                cells.append(f"{auc:.3f} ± {se:.3f} ({k:g})")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def verdict(rows, caps, reference="sb-agbm"):
+    """The issue's targets: against lgbm-topk (>= minus one SE everywhere,
+    better by one SE on two data sets) and against lgbm-cegb (better on
+    four)."""
+    out = []
+    names = list(dict.fromkeys(r["dataset"] for r in rows))
+
+    def mean(name, method, cap, key):
+        sel = [r for r in rows if (r["dataset"], r["method"], r["cap"]) == (name, method, cap)]
+        if not sel:
+            return None
+        if key == "se":
+            return np.sqrt(np.sum([r["se"] ** 2 for r in sel])) / len(sel)
+        return float(np.mean([r[key] for r in sel]))
+
+    for other in ("lgbm-topk", "lgbm-cegb"):
+        for cap in caps:
+            notes = []
+            for name in names:
+                ours, theirs = mean(name, reference, cap, "auc"), mean(name, other, cap, "auc")
+                if ours is None or theirs is None:
+                    continue
+                se = mean(name, other, cap, "se")
+                mark = "≥-1SE" if ours >= theirs - se else "BELOW"
+                if ours >= theirs + se:
+                    mark = "+1SE"
+                notes.append(f"{name} {ours - theirs:+.3f} ({mark})")
+            out.append(f"{reference} vs {other}, B≤{cap}: " + ", ".join(notes))
+    return "\n".join(out)
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    print("$ python " + shlex.join(sys.argv))
-    for name in args.problems.split(","):
-        print(f"\n{name}:")
-        task, rows = run_problem(name, args)
-        print_table(name, task, rows)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--caps", default="5,10,20")
+    args = parser.parse_args(argv)
+    datasets = args.datasets.split(",")
+    methods = args.methods.split(",")
+    caps = [int(c) for c in args.caps.split(",")]
+    rows = []
+    for name in datasets:
+        rows += run(name, methods, caps)
+        RESULTS.parent.mkdir(exist_ok=True)
+        RESULTS.write_text(json.dumps(rows, indent=1))
+    print(f"\n$ python benches/selection_quality.py {shlex.join(argv or sys.argv[1:])}")
+    print("validation AUC ± bootstrap SE (features kept), budget chosen by 5-fold CV\n")
+    print(table(rows, methods, caps))
+    print()
+    print(verdict(rows, caps))
 
 
 if __name__ == "__main__":

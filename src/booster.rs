@@ -62,11 +62,7 @@ pub fn fit_with(
         };
         let base = objective.init_scores(&population.targets());
         let jobs = (0..objective.n_outputs())
-            .map(|output| Job {
-                population: 0,
-                output,
-                model: 0,
-            })
+            .map(|output| Job::of_model(0, output, 0))
             .collect();
         let plan = Plan {
             data,
@@ -78,6 +74,7 @@ pub fn fit_with(
             base_scores: vec![base],
             selection: Selection::single(params, data.n_features, &units),
             evals,
+            shared_start: None,
         };
         let trained = trainer::train(plan, should_stop, observer)?;
         let model = trained.models.into_iter().next().expect("one model");

@@ -27,12 +27,13 @@ use crate::feature_sampling::{DynamicWeights, Fading, FeatureCount, FeatureSampl
 use crate::grower::{GrownTree, NodeSampling, TreeGrower};
 use crate::interrupt::{self, ShouldStop};
 use crate::model::Model;
+use crate::model_builder::ModelBuilder;
 use crate::objective::weighted_mean;
 use crate::params::{BoosterParams, ObjectiveKind};
 use crate::rng::Rng;
 use crate::scores::tree_values;
 use crate::selection::Selection;
-use crate::trainer::{sampling_probabilities, ModelBuilder};
+use crate::trainer::sampling_probabilities;
 use crate::units::Units;
 use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;

@@ -26,6 +26,8 @@ pub mod logistic;
 pub mod memory;
 pub mod metrics;
 pub mod model;
+mod model_builder;
+pub mod mu_max;
 pub mod multitask;
 pub mod objective;
 pub mod omega;

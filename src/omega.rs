@@ -5,7 +5,10 @@
 //!
 //! A single-output fit (or the K class trees of a round) has one Ω. A
 //! multitask fit has Ω_G, the union over tasks, and one Ω_t per task;
-//! a tree of task t commits its splits to both.
+//! a tree of task t commits its splits to both. A multitask fit's shared
+//! start (trees that go into every task's model) uses view `n_tasks`: it
+//! commits to Ω_G and every Ω_t, and prices by Ω_G (it comes before any
+//! task's own tree, so every Ω_t is Ω_G then).
 
 use crate::penalty::{Changed, FeatureSet};
 
@@ -34,13 +37,29 @@ impl Omega {
         }
     }
 
-    /// Ω as job view `view` sees it (its task, in a multitask fit).
+    /// Ω as job view `view` sees it (its task, in a multitask fit, or
+    /// `n_tasks` for the trees of every task).
     pub fn view(&self, view: usize) -> OmegaView<'_> {
+        let own = if self.is_every_task(view) {
+            Some(&self.group)
+        } else {
+            self.tasks.get(view)
+        };
         OmegaView {
             group: &self.group,
-            own: self.tasks.get(view),
+            own,
             task: view,
         }
+    }
+
+    /// `view` is a multitask fit's view of every task.
+    fn is_every_task(&self, view: usize) -> bool {
+        !self.tasks.is_empty() && view == self.tasks.len()
+    }
+
+    /// True if `feature` is in Ω or may still enter it (`max_features`).
+    pub fn admits(&self, feature: usize) -> bool {
+        self.group.admits(feature)
     }
 
     /// The features used by any job, in the order they entered.
@@ -52,6 +71,12 @@ impl Omega {
     /// Ω_t). Says which deductions may have changed.
     pub fn commit(&mut self, view: usize, feature: usize) -> Changed {
         let group = self.group.mark_used(feature);
+        if self.is_every_task(view) {
+            return self
+                .tasks
+                .iter_mut()
+                .fold(group, |changed, own| merge(changed, own.mark_used(feature)));
+        }
         match self.tasks.get_mut(view) {
             None => group,
             Some(own) => merge(group, own.mark_used(feature)),
@@ -98,6 +123,17 @@ mod tests {
         assert!(omega.view(0).own.unwrap().is_free(2));
         assert!(!omega.view(0).own.unwrap().is_free(1));
         assert_eq!(omega.used_in_order(), &[2]);
+    }
+
+    #[test]
+    fn the_every_task_view_commits_to_every_task() {
+        let mut omega = Omega::tasks(2, 3);
+        assert_eq!(omega.commit(2, 1), Changed::Freed(vec![1]));
+        for view in 0..3 {
+            assert!(omega.view(view).own.unwrap().is_free(1));
+            assert!(!omega.view(view).own.unwrap().is_free(0));
+        }
+        assert_eq!(omega.commit(0, 1), Changed::Nothing);
     }
 
     #[test]

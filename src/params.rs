@@ -169,8 +169,12 @@ pub struct BoosterParams {
     pub bin_sample_rows: usize,
     /// The new-feature penalty.
     pub penalty: PenaltyKind,
-    /// μ: what a feature outside Ω pays (see [`PenaltyKind`]).
+    /// μ: what a feature outside Ω pays (see [`PenaltyKind`]); with
+    /// `mu_relative`, a multiple of μ_max (see [`crate::mu_max`]).
     pub mu: f64,
+    /// `mu` is relative to μ_max, the smallest μ at which the first round
+    /// admits no feature (as glmnet's λ is given relative to λ_max).
+    pub mu_relative: bool,
     /// Per-feature costs `c_j ≥ 0` added to μ (length d), if any.
     pub feature_costs: Option<Vec<f64>>,
     /// Bag label of each feature (length d), if any: a bag is paid for once.
@@ -217,6 +221,7 @@ impl Default for BoosterParams {
             bin_sample_rows: 200_000,
             penalty: PenaltyKind::None,
             mu: 0.0,
+            mu_relative: false,
             feature_costs: None,
             feature_bags: None,
             max_features: None,
@@ -293,6 +298,12 @@ impl BoosterParams {
             "bin_sample_rows must be >= 1".to_string()
         })?;
         match self.penalty {
+            _ if self.mu_relative => check(self.mu.is_finite() && self.mu >= 0.0, || {
+                format!(
+                    "mu relative to mu_max must be a finite number >= 0, got {:?}",
+                    self.mu
+                )
+            })?,
             PenaltyKind::Agbm => check((0.0..1.0).contains(&self.mu), || {
                 format!("mu must be in [0, 1) for penalty 'agbm', got {:?}", self.mu)
             })?,

@@ -18,6 +18,8 @@ use crate::units::Units;
 pub struct Selection {
     penalty: Box<dyn Penalty>,
     omega: Omega,
+    /// The rule is GBFS's or A-GBM's, with one μ (so μ_max means something).
+    one_mu: bool,
 }
 
 impl Selection {
@@ -30,6 +32,7 @@ impl Selection {
         Selection {
             penalty: penalty_for(params, d, units),
             omega: Omega::shared(omega),
+            one_mu: matches!(params.penalty, PenaltyKind::Gbfs | PenaltyKind::Agbm),
         }
     }
 
@@ -44,6 +47,7 @@ impl Selection {
         Selection {
             penalty: Box::new(multitask_penalty_for(params, mt, n_tasks, d, units)),
             omega: Omega::tasks(n_tasks, d),
+            one_mu: false,
         }
     }
 
@@ -52,12 +56,16 @@ impl Selection {
         Selection {
             penalty: Box::new(NoPenalty),
             omega: Omega::shared(FeatureSet::singletons(d, None)),
+            one_mu: false,
         }
     }
 
-    /// True if view `view` (a task) may ever split on `feature`.
+    /// True if view `view` (a task) may split on `feature` now or later:
+    /// the task has it, and Ω has it or may still admit it. (Ω only grows,
+    /// so a feature shut out at a tree's start stays out: the tree need
+    /// not build its histograms.)
     pub(crate) fn allows(&self, view: usize, feature: usize) -> bool {
-        self.penalty.allows(view, feature)
+        self.penalty.allows(view, feature) && self.omega.admits(feature)
     }
 
     /// What the grower of a tree of job view `view` sees.
@@ -67,6 +75,27 @@ impl Selection {
             omega: &mut self.omega,
             view,
         }
+    }
+
+    /// True for GBFS and A-GBM (one μ; see [`crate::mu_max`]).
+    pub(crate) fn has_one_mu(&self) -> bool {
+        self.one_mu
+    }
+
+    /// The μ at which a split of `net_gain` on `feature` stops paying at a
+    /// first-round root (see [`Penalty::break_even_mu`]).
+    pub(crate) fn break_even_mu(
+        &self,
+        root_scale: f64,
+        feature: usize,
+        net_gain: f64,
+    ) -> Option<f64> {
+        self.penalty.break_even_mu(root_scale, feature, net_gain)
+    }
+
+    /// Turn a μ given relative to μ_max into μ.
+    pub(crate) fn resolve_relative_mu(&mut self, mu_max: f64) {
+        self.penalty.resolve_relative_mu(mu_max);
     }
 
     /// Ω (Ω_G in a multitask fit).
@@ -124,8 +153,14 @@ fn penalty_for(params: &BoosterParams, d: usize, units: &Units) -> Box<dyn Penal
     };
     let costs = params.feature_costs.clone().unwrap_or_else(|| vec![0.0; d]);
     let (mu, costs) = match scale {
+        // A relative μ is a pure number until the trainer resolves it
+        // against μ_max, which is already in the fit's units.
         Scale::Gain => (
-            units.gain(mu),
+            if params.mu_relative {
+                mu
+            } else {
+                units.gain(mu)
+            },
             costs.iter().map(|&c| units.gain(c)).collect(),
         ),
         Scale::RootScale => (mu, costs),
@@ -142,10 +177,15 @@ fn multitask_penalty_for(
     d: usize,
     units: &Units,
 ) -> MultiTaskPenalty {
+    let mu_task: Vec<f64> = (0..n_tasks).map(|t| mt.mu_task_of(t)).collect();
     let (scale, mu_group, mu_task) = match params.penalty {
-        PenaltyKind::None => (Scale::Gain, 0.0, 0.0),
-        PenaltyKind::Gbfs => (Scale::Gain, units.gain(mt.mu_group), units.gain(mt.mu_task)),
-        PenaltyKind::Agbm => (Scale::RootScale, mt.mu_group, mt.mu_task),
+        PenaltyKind::None => (Scale::Gain, 0.0, vec![0.0; n_tasks]),
+        PenaltyKind::Gbfs => (
+            Scale::Gain,
+            units.gain(mt.mu_group),
+            mu_task.into_iter().map(|mu| units.gain(mu)).collect(),
+        ),
+        PenaltyKind::Agbm => (Scale::RootScale, mt.mu_group, mu_task),
     };
     MultiTaskPenalty::new(
         scale,

@@ -19,6 +19,15 @@ pub struct NodeStats {
 }
 
 impl NodeStats {
+    /// The sums over `rows` of the per-row gradients and hessians.
+    pub fn of_rows(rows: &[u32], grad: &[f64], hess: &[f64]) -> Self {
+        NodeStats {
+            g: rows.iter().map(|&r| grad[r as usize]).sum(),
+            h: rows.iter().map(|&r| hess[r as usize]).sum(),
+            n: rows.len() as u32,
+        }
+    }
+
     fn add(self, b: &HistBin) -> Self {
         NodeStats {
             g: self.g + b.g,

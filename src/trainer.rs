@@ -12,15 +12,22 @@
 //! each tree is added to their scores as it is grown), early stopping is
 //! decided, and a [`RoundReport`] goes to the observer, which may stop the
 //! fit too.
+//!
+//! A plan may begin with a [`SharedStart`]: its first rounds run one job
+//! whose tree goes into every model (multitask's trees on all tasks' rows)
+//! instead of the plan's jobs. A shared round whose tree cannot split ends
+//! the shared start and runs the plan's jobs in its place.
 
 use crate::binning::{BinnedData, BinnedMatrix};
 use crate::data::{bin_training_data, query_ranges, TrainingData};
-use crate::error::{Result, SbError};
+use crate::error::Result;
 use crate::feature_sampling::{DynamicWeights, Fading, FeatureSampling};
-use crate::grower::{GrownTree, TreeGrower};
+use crate::grower::TreeGrower;
 use crate::interrupt::{self, ShouldStop};
 use crate::metrics::Metric;
 use crate::model::Model;
+use crate::model_builder::ModelBuilder;
+use crate::mu_max;
 use crate::objective::{Objective, Targets};
 use crate::params::{BoosterParams, ObjectiveKind};
 use crate::sampling::{draw_sample, job_rng};
@@ -83,12 +90,38 @@ fn gather(all: ArrayView2<f64>, rows: &[u32]) -> Array2<f64> {
 }
 
 /// One tree per round: grown on population `population` for output
-/// `output` of the scores, with penalty view `model`, into model `model`.
+/// `output` of the scores, priced by penalty view `view`, into model
+/// `model` (`None`: into every model, for a shared start).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Job {
     pub population: usize,
     pub output: usize,
-    pub model: usize,
+    pub view: usize,
+    pub model: Option<usize>,
+}
+
+impl Job {
+    /// A job of model `model`, priced by its own view (index `model`).
+    pub(crate) fn of_model(population: usize, output: usize, model: usize) -> Job {
+        Job {
+            population,
+            output,
+            view: model,
+            model: Some(model),
+        }
+    }
+}
+
+/// The first `rounds` rounds of a fit run this one job instead of the
+/// plan's jobs: a tree on a population that spans every model's rows
+/// (multitask: all tasks' rows), which goes into every model. Its rows
+/// start from their own model's base score, so it learns what the models
+/// share beyond their base scores.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SharedStart {
+    pub rounds: usize,
+    /// `model` must be `None`.
+    pub job: Job,
 }
 
 /// An evaluation set: its binned rows (the training cut points), its
@@ -147,6 +180,8 @@ pub struct History {
     pub best: Option<(usize, f64)>,
     /// Rounds run.
     pub rounds: usize,
+    /// GBFS and A-GBM: μ_max in the user's units (see [`crate::mu_max`]).
+    pub mu_max: Option<f64>,
 }
 
 /// Everything a fit is made of; see the module docs.
@@ -161,6 +196,8 @@ pub(crate) struct Plan<'a> {
     pub base_scores: Vec<Vec<f64>>,
     pub selection: Selection,
     pub evals: &'a [EvalSet<'a>],
+    /// Rounds that grow one tree for every model first, if any.
+    pub shared_start: Option<SharedStart>,
 }
 
 /// The metrics evaluated: those asked for, else the objective's own.
@@ -209,6 +246,7 @@ pub(crate) fn train(
         base_scores,
         mut selection,
         evals,
+        shared_start,
     } = plan;
     let (n, d, k) = (data.n_rows, data.n_features, objective.n_outputs());
     let metrics = metrics_for(params)?;
@@ -220,7 +258,8 @@ pub(crate) fn train(
         .collect::<Result<_>>()?;
     let mut scores = Array2::<f64>::zeros((k, n));
     for (job, pop) in jobs.iter().map(|j| (j, &populations[j.population])) {
-        let base = base_scores[job.model][job.output];
+        let model = job.model.expect("a plan's jobs have one model each");
+        let base = base_scores[model][job.output];
         let mut out = scores.row_mut(job.output);
         match &pop.rows {
             None => out.fill(base),
@@ -239,6 +278,7 @@ pub(crate) fn train(
         values: vec![vec![Vec::new(); metrics.len()]; evals.len()],
         best: None,
         rounds: 0,
+        mu_max: None,
     };
     // Trees of each model after each round, for truncation.
     let mut trees_after: Vec<Vec<usize>> = vec![Vec::new(); models.len()];
@@ -247,44 +287,100 @@ pub(crate) fn train(
         let m = params.colsample_bytree.of(d);
         DynamicWeights::new(Fading::Boosting, params.reweight_rate, m, d)
     });
+    // The shared start ends after its rounds, or at its first round whose
+    // tree cannot split: that round runs the plan's jobs instead.
+    let mut shared_ended = false;
     for round in 0..params.n_estimators {
         interrupt::check(should_stop)?;
-        for pop in &populations {
-            gradients(objective, pop, scores.view(), &mut grad, &mut hess);
-        }
+        let shared = shared_start
+            .as_ref()
+            .filter(|s| round < s.rounds && !shared_ended);
+        let attempts: Vec<&[Job]> = match shared {
+            Some(start) => vec![std::slice::from_ref(&start.job), &jobs],
+            None => vec![&jobs],
+        };
         let mut grew = false;
         // The round's trees (with their root scales), added to the
         // evaluation sets together and seen by the dynamic weights.
         let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
         let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
-        for (j, job) in jobs.iter().enumerate() {
-            interrupt::check(should_stop)?;
-            let pop = &populations[job.population];
-            let mut rng = job_rng(params.seed, round, j);
-            let (positions, mut features) = draw_sample(
-                &mut rng,
-                pop.len(),
-                d,
-                pop.queries.as_deref(),
-                params,
-                weights.as_deref(),
-            );
-            features.retain(|&f| binned.splittable[f] && selection.allows(job.model, f));
-            let rows = pop.rows_at(positions);
-            let (g, h) = (grad.row(job.output), hess.row(job.output));
-            let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());
-            let mut grown = grower.grow(g, h, rows, &features, &mut selection.view(job.model))?;
-            if grown.tree.nodes.len() == 1 {
-                continue;
+        for (attempt, round_jobs) in attempts.into_iter().enumerate() {
+            if attempt > 0 {
+                if grew {
+                    break;
+                }
+                shared_ended = true;
             }
-            grew = true;
-            grown.tree.output = job.output as u32;
-            let out = scores.row_mut(job.output).into_slice().unwrap();
-            update_scores(out, &grown, &binned, pop.as_rows(), subsampled);
-            if !evals.is_empty() || dynamic.is_some() {
-                round_trees.push((*job, grown.tree.clone(), grown.root_scale));
+            let mut computed = vec![false; populations.len()];
+            for job in round_jobs {
+                if !std::mem::replace(&mut computed[job.population], true) {
+                    let pop = &populations[job.population];
+                    gradients(objective, pop, scores.view(), &mut grad, &mut hess);
+                }
             }
-            models[job.model].push(grown)?;
+            // (μ_max is a single-model fit's, which has no shared start.)
+            if round == 0 && attempt == 0 && selection.has_one_mu() {
+                let roots = round_jobs.iter().enumerate().map(|(j, job)| {
+                    let pop = &populations[job.population];
+                    let (rows, features) = tree_sample(
+                        params,
+                        0,
+                        j,
+                        job,
+                        pop,
+                        &binned,
+                        &selection,
+                        weights.as_deref(),
+                    );
+                    mu_max::Root {
+                        grad: grad.row(job.output).to_slice().unwrap(),
+                        hess: hess.row(job.output).to_slice().unwrap(),
+                        rows,
+                        features,
+                    }
+                });
+                let m = mu_max::first_round(&mut grower, &selection, internal.min_gain, roots);
+                if params.mu_relative {
+                    selection.resolve_relative_mu(m);
+                }
+                history.mu_max = Some(mu_max::in_user_units(m, params, &units));
+            }
+            for (j, job) in round_jobs.iter().enumerate() {
+                interrupt::check(should_stop)?;
+                let pop = &populations[job.population];
+                let (rows, features) = tree_sample(
+                    params,
+                    round,
+                    j,
+                    job,
+                    pop,
+                    &binned,
+                    &selection,
+                    weights.as_deref(),
+                );
+                let (g, h) = (grad.row(job.output), hess.row(job.output));
+                let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());
+                let mut grown =
+                    grower.grow(g, h, rows, &features, &mut selection.view(job.view))?;
+                if grown.tree.nodes.len() == 1 {
+                    continue;
+                }
+                grew = true;
+                grown.tree.output = job.output as u32;
+                let out = scores.row_mut(job.output).into_slice().unwrap();
+                update_scores(out, &grown, &binned, pop.as_rows(), subsampled);
+                if !evals.is_empty() || dynamic.is_some() {
+                    round_trees.push((*job, grown.tree.clone(), grown.root_scale));
+                }
+                match job.model {
+                    Some(m) => models[m].push(grown)?,
+                    None => {
+                        for model in &mut models {
+                            model.push(grown.clone())?;
+                        }
+                    }
+                }
+            }
         }
         if !grew {
             break;
@@ -294,7 +390,7 @@ pub(crate) fn train(
         for (m, model) in models.iter_mut().enumerate() {
             let pop = &populations[jobs
                 .iter()
-                .find(|j| j.model == m)
+                .find(|j| j.model == Some(m))
                 .expect("a job")
                 .population];
             model.record_loss(|| match &pop.rows {
@@ -379,6 +475,33 @@ pub(crate) fn train(
     })
 }
 
+/// The rows and features of job `j`'s tree in `round`: the sample drawn
+/// from the job's own stream, less the features it may not split on.
+#[allow(clippy::too_many_arguments)]
+fn tree_sample(
+    params: &BoosterParams,
+    round: usize,
+    j: usize,
+    job: &Job,
+    pop: &Population,
+    binned: &BinnedData,
+    selection: &Selection,
+    weights: Option<&[f64]>,
+) -> (Vec<u32>, Vec<usize>) {
+    let mut rng = job_rng(params.seed, round, j);
+    let d = binned.splittable.len();
+    let (positions, mut features) = draw_sample(
+        &mut rng,
+        pop.len(),
+        d,
+        pop.queries.as_deref(),
+        params,
+        weights,
+    );
+    features.retain(|&f| binned.splittable[f] && selection.allows(job.view, f));
+    (pop.rows_at(positions), features)
+}
+
 /// The gradients of `pop`'s rows, written to its columns of `grad`/`hess`.
 fn gradients(
     objective: &dyn Objective,
@@ -436,7 +559,7 @@ fn mean_train_loss(
         };
         let rows = jobs
             .iter()
-            .find(|j| j.model == m)
+            .find(|j| j.model == Some(m))
             .map_or(0, |j| populations[j.population].len()) as f64;
         total += rows * units.loss(loss);
         mass += rows;
@@ -511,7 +634,8 @@ impl<'a> EvalState<'a> {
             add_trees(&mut self.scores, &outputs, &self.binned, None, convert);
         } else {
             for (job, tree, _) in trees {
-                let rows = self.model_rows[job.model].as_deref();
+                // A shared tree (no model) scores every row.
+                let rows = job.model.and_then(|m| self.model_rows[m].as_deref());
                 add_trees(
                     &mut self.scores,
                     &[(job.output, tree)],
@@ -559,106 +683,6 @@ impl<'a> EvalState<'a> {
                 ),
             })
             .collect()
-    }
-}
-
-/// A model being fitted, in the fit's units until [`ModelBuilder::finish`].
-pub(crate) struct ModelBuilder<'a> {
-    model: Model,
-    params: &'a BoosterParams,
-}
-
-impl<'a> ModelBuilder<'a> {
-    /// Start from a model without trees, fitted with `params`.
-    pub(crate) fn new(model: Model, params: &'a BoosterParams) -> Self {
-        ModelBuilder { model, params }
-    }
-
-    fn n_trees(&self) -> usize {
-        self.model.trees.len()
-    }
-
-    fn last_loss(&self) -> Option<f64> {
-        self.model.train_loss.last().copied()
-    }
-
-    fn truncate(&mut self, n_trees: usize) {
-        self.model.trees.truncate(n_trees);
-        self.model.train_loss.truncate(n_trees);
-    }
-
-    /// Append a grown tree; `loss` is the mean training loss after it.
-    /// Fails when a leaf value is not finite: the boosting diverged (a
-    /// learning rate far above 1 makes each step overshoot further).
-    /// A tree of the round; its training loss comes with the round's
-    /// [`ModelBuilder::record_loss`].
-    pub(crate) fn push(&mut self, grown: GrownTree) -> Result<()> {
-        if grown.tree.nodes.iter().any(|n| !n.value.is_finite()) {
-            return Err(self.diverged(self.model.trees.len()));
-        }
-        self.model.trees.push(grown.tree);
-        Ok(())
-    }
-
-    /// The round ended: the training loss after it (computed only if the
-    /// model grew a tree) is the loss of each tree it grew.
-    pub(crate) fn record_loss(&mut self, loss: impl FnOnce() -> f64) -> Result<()> {
-        let pending = self.model.trees.len() - self.model.train_loss.len();
-        if pending == 0 {
-            return Ok(());
-        }
-        let loss = loss();
-        if !loss.is_finite() {
-            return Err(self.diverged(self.model.trees.len() - 1));
-        }
-        let n = self.model.trees.len();
-        self.model.train_loss.resize(n, loss);
-        Ok(())
-    }
-
-    fn diverged(&self, tree: usize) -> SbError {
-        SbError::InvalidParameter(format!(
-            "the boosting diverged at tree {tree}: its leaf values overflow (learning_rate={:?} \
-             is too large for these targets; use a value in (0, 1])",
-            self.params.learning_rate
-        ))
-    }
-
-    /// The fitted model in the user's units, with its selection report and,
-    /// with group testing, the grower's `(number of subsets, prefix-cache
-    /// bytes)`. Fails if its outputs could exceed the range of `f64`.
-    pub(crate) fn finish(
-        self,
-        group_testing: Option<(usize, usize)>,
-        units: &Units,
-    ) -> Result<Model> {
-        let mut model = self.model;
-        for b in &mut model.base_score {
-            *b = units.output(*b);
-        }
-        for node in model.trees.iter_mut().flat_map(|t| &mut t.nodes) {
-            node.value = units.output(node.value);
-        }
-        for loss in &mut model.train_loss {
-            // A mean squared error of targets near f64::MAX can exceed the
-            // range in the user's units: it saturates (a model file holds
-            // finite numbers only).
-            *loss = units.loss(*loss).min(f64::MAX);
-        }
-        model.gain_exponent = units.gain_exponent();
-        model.record_selection();
-        if let Some((subsets, bytes)) = group_testing {
-            model.gt_n_subsets = Some(subsets);
-            model.gt_cache_bytes = Some(bytes);
-        }
-        if !model.output_bound().is_finite() {
-            return Err(SbError::InvalidParameter(format!(
-                "the fitted model's outputs could exceed the range of float64 (learning_rate={:?}); \
-                 lower learning_rate or rescale y",
-                self.params.learning_rate
-            )));
-        }
-        Ok(model)
     }
 }
 

@@ -87,7 +87,7 @@ fn mus(mu_group: f64, mu_task: f64) -> MultiTaskParams {
     MultiTaskParams {
         mu_group,
         mu_task,
-        task_feature_mask: None,
+        ..Default::default()
     }
 }
 
@@ -372,4 +372,108 @@ fn a_job_that_cannot_split_skips_its_rounds_and_the_fit_goes_on() {
     assert_eq!(model.tasks[0].trees.len(), 12);
     assert!(model.tasks[1].trees.is_empty());
     assert_eq!(model.tasks[1].base_score, vec![2.5]);
+}
+
+#[test]
+fn a_shared_start_is_the_first_trees_of_every_task_and_counts_for_every_omega() {
+    let tasks = planted_tasks(&[900, 500, 120], 12, 12);
+    let params = BoosterParams {
+        subsample: 0.8,
+        n_threads: 1,
+        ..agbm(20)
+    };
+    let shared = MultiTaskParams {
+        shared_rounds: 6,
+        ..mus(0.005, 0.002)
+    };
+    let model = tasks.fit(&params, &shared);
+    let first = &model.tasks[0].trees[..6];
+    for (t, task) in model.tasks.iter().enumerate() {
+        assert_eq!(&task.trees[..6], first, "task {t}");
+        assert!(task.trees.len() > 6, "task {t} has no tree of its own");
+        // The shared trees' features are in Ω_t, and Ω_t ⊆ Ω_G.
+        let shared_features = split_features(&Model {
+            trees: first.to_vec(),
+            ..task.clone()
+        });
+        assert!(shared_features
+            .iter()
+            .all(|j| task.selected_features.contains(j)));
+        assert!(task
+            .selected_features
+            .iter()
+            .all(|j| model.selected_features.contains(j)));
+    }
+    // The task trees after the start differ between tasks.
+    assert_ne!(model.tasks[0].trees[6], model.tasks[1].trees[6]);
+    // Deterministic whatever the thread count; the file round-trips.
+    let two = BoosterParams {
+        n_threads: 2,
+        ..params.clone()
+    };
+    assert_eq!(tasks.fit(&two, &shared), model);
+    assert_eq!(MultiTaskModel::from_json(&model.to_json()).unwrap(), model);
+    // Every round shared: one pooled ensemble, a base score per task.
+    let pooled = tasks.fit(
+        &params,
+        &MultiTaskParams {
+            shared_rounds: 20,
+            ..mus(0.005, 0.002)
+        },
+    );
+    for task in &pooled.tasks[1..] {
+        assert_eq!(task.trees, pooled.tasks[0].trees);
+    }
+    assert_ne!(pooled.tasks[0].base_score, pooled.tasks[2].base_score);
+}
+
+#[test]
+fn a_shared_start_whose_tree_cannot_split_hands_over_to_the_tasks() {
+    // Task 2's shared coefficients have the other sign: pooled, the shared
+    // effects mostly cancel and no pooled split pays μ_G + μ_t, so the fit
+    // is the one without a shared start, tree for tree.
+    let tasks = planted_tasks(&[900, 500, 120], 12, 12);
+    let plain = tasks.fit(&agbm(20), &mus(0.05, 0.02));
+    let start = MultiTaskParams {
+        shared_rounds: 6,
+        ..mus(0.05, 0.02)
+    };
+    assert_eq!(tasks.fit(&agbm(20), &start), plain);
+    assert!(plain.tasks.iter().all(|m| m.trees.len() == 20));
+}
+
+#[test]
+fn each_task_may_have_its_own_mu_task() {
+    let tasks = planted_tasks(&[1500, 800, 400], 30, 3);
+    let same = tasks.fit(&agbm(30), &mus(0.05, 0.02));
+    let listed = tasks.fit(
+        &agbm(30),
+        &MultiTaskParams {
+            task_mu: Some(vec![0.02; 3]),
+            ..mus(0.05, 0.9)
+        },
+    );
+    assert_eq!(same, listed);
+    // A μ_t too large for task 2 alone leaves it without its private
+    // feature (2 + 2) and the others with theirs.
+    let strict = tasks.fit(
+        &agbm(30),
+        &MultiTaskParams {
+            task_mu: Some(vec![0.02, 0.02, 0.9]),
+            ..mus(0.05, 0.0)
+        },
+    );
+    assert!(!strict.tasks[2].selected_features.contains(&4));
+    assert!(strict.tasks[0].selected_features.contains(&2));
+    let wrong = MultiTaskParams {
+        task_mu: Some(vec![0.02; 2]),
+        ..mus(0.05, 0.0)
+    };
+    let e = fit_multitask(&tasks.data(), &agbm(5), &wrong, &never)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("mu_task must hold one value per task (3)"),
+        "{e}"
+    );
 }

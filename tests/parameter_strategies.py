@@ -109,7 +109,8 @@ VALID = {
 SCALAR_PARAMETERS = sorted(VALID)
 MULTITASK_EXTRA = {
     "mu_group": [0.0, 0.01, 0.3, 0.999, 30.0],
-    "mu_task": [0.0, 0.01, 0.3, 0.999, 30.0],
+    "mu_task": [0.0, 0.01, 0.3, 0.999, 30.0, [0.01, 0.2, 0.0], [0.1], np.array([0.0, 0.5])],
+    "shared_rounds": [0, 1, 3, 4, np.int64(2)],
 }
 EXTRA_NASTY = {
     "n_jobs": [0, 1.5, "2", -3, -(2**63)],
@@ -119,6 +120,7 @@ EXTRA_NASTY = {
     "gt_delta": [1e-310, 1.0, 0.0, 5e-324],
     "n_estimators": ["3", 3.0, 0, -3],
     "learning_rate": [1e308, 1e300, 1e-310, 0.0],
+    "shared_rounds": [-1, 1.5, "2", True, 2**70],
 }
 
 
@@ -253,6 +255,7 @@ def valid_params(draw, multitask=False):
     if multitask:
         p["mu_group"] = draw(st.sampled_from([0.0, 0.01, 0.2]))
         p["mu_task"] = draw(st.sampled_from([0.0, 0.01, 0.2]))
+        p["shared_rounds"] = draw(st.integers(0, p["n_estimators"]))
     else:
         p["mu"] = draw(st.sampled_from([0.0, 0.01, 0.2]))
         p["max_features"] = draw(st.sampled_from([None, 1, 3]))

@@ -183,7 +183,8 @@ def test_every_single_task_booster_parameter_is_a_multitask_parameter():
     single = set(inspect.signature(SparseBoostRegressor).parameters)
     multi = set(inspect.signature(MultiTaskSparseBoostRegressor).parameters)
     only_single = {"mu", "feature_costs", "feature_bags", "max_features"}
-    assert multi == (single - only_single) | {"mu_group", "mu_task", "task_feature_mask"}
+    extra = {"mu_group", "mu_task", "task_feature_mask", "shared_rounds"}
+    assert multi == (single - only_single) | extra
     model = MultiTaskSparseBoostRegressor(max_leaves=7, mu_task=0.2)
     assert clone(model).get_params() == model.get_params()
     assert model.get_params()["max_leaves"] == 7 and model.max_bins == 255
@@ -236,3 +237,93 @@ def test_a_task_whose_weights_underflow_gets_finite_predictions(classifier):
     assert np.isfinite(model.predict(X, task).astype(float)).all()
     if classifier:
         assert np.isfinite(model.predict_proba(X, task)).all()
+
+
+# -- the shared start and per-task mu_task
+
+
+def planted_small_task(n_small=80, test_rows=3000):
+    """Two large tasks and a small one with the same shared effects (shapes
+    and, up to 30%, coefficients); training rows and test rows of the small
+    task."""
+    sizes = (3000, 1500, n_small + test_rows)
+    X, y, task, _ = make_multitask(sizes, n_features=20, noise=0.5, random_state=3)
+    test = np.flatnonzero(task == 2)[n_small:]
+    train = np.setdiff1d(np.arange(len(y)), test)
+    return X, y, task, train, test
+
+
+def test_a_shared_start_predicts_a_small_task_better_than_its_own_rows():
+    X, y, task, train, test = planted_small_task()
+    params = {"n_estimators": 60, "mu_group": 0.01, "mu_task": 0.01, "random_state": 0}
+    mse = {}
+    for rounds in (0, 20):
+        model = fit(X[train], y[train], task[train], shared_rounds=rounds, **params)
+        mse[rounds] = np.mean((model.predict(X[test], 2) - y[test]) ** 2)
+    assert mse[20] < 0.8 * mse[0], mse
+
+
+@pytest.mark.parametrize("classifier", [False, True])
+def test_the_shared_start_is_part_of_the_saved_and_pickled_model(tasks, tmp_path, classifier):
+    X, y, task, _ = tasks
+    cls = MultiTaskSparseBoostClassifier if classifier else MultiTaskSparseBoostRegressor
+    target = (y > np.median(y)).astype(int) if classifier else y
+    params = {"n_estimators": 12, "random_state": 0, "mu_group": 0.01}
+    model = cls(shared_rounds=5, mu_task=[0.01, 0.02, 0.05], **params).fit(X, target, task)
+    plain = cls(shared_rounds=0, mu_task=[0.01, 0.02, 0.05], **params).fit(X, target, task)
+    score = model.decision_function if classifier else model.predict
+    assert not np.allclose(
+        score(X, task), (plain.decision_function if classifier else plain.predict)(X, task)
+    )
+    path = tmp_path / "shared.json"
+    model.save_model(path)
+    for copy in (load_model(path), pickle.loads(pickle.dumps(model))):
+        copy_score = copy.decision_function if classifier else copy.predict
+        np.testing.assert_array_equal(copy_score(X, task), score(X, task))
+        assert copy.get_params()["shared_rounds"] == 5
+        assert list(copy.get_params()["mu_task"]) == [0.01, 0.02, 0.05]
+    # The same fit whatever n_jobs.
+    again = cls(shared_rounds=5, mu_task=[0.01, 0.02, 0.05], n_jobs=1, **params)
+    np.testing.assert_array_equal(
+        again.fit(X, target, task).predict(X, task), model.predict(X, task)
+    )
+    # Every round shared: each task's trees are the shared ones, and its
+    # predictions differ from another task's only by their base scores.
+    pooled = cls(**{**params, "shared_rounds": 12}).fit(X, target, task)
+    s = pooled.decision_function if classifier else pooled.predict
+    gap = s(X, "large") - s(X, "small")
+    np.testing.assert_allclose(gap, gap[0], atol=1e-9)
+
+
+def test_mu_task_per_task_equal_values_is_the_scalar(tasks):
+    X, y, task, _ = tasks
+    scalar = fit(X, y, task, n_estimators=10, mu_task=0.03)
+    listed = fit(X, y, task, n_estimators=10, mu_task=np.array([0.03, 0.03, 0.03]))
+    np.testing.assert_array_equal(scalar.predict(X, task), listed.predict(X, task))
+    # A large mu_t for the small task alone keeps its private features out.
+    strict = fit(X, y, task, mu_group=0.05, mu_task=[0.02, 0.02, 0.9])
+    assert set(strict.task_selected_features_["large"]) >= {4, 5}
+    assert not {8, 9} & set(strict.task_selected_features_["small"])
+
+
+def test_shared_rounds_and_mu_task_are_validated(tasks):
+    X, y, task, _ = tasks
+    for bad in (1.5, True, "2", None):
+        with pytest.raises(TypeError, match="shared_rounds must be an int >= 0"):
+            fit(X, y, task, shared_rounds=bad)
+    with pytest.raises(ValueError, match="shared_rounds must be an int >= 0, got -1"):
+        fit(X, y, task, shared_rounds=-1)
+    with pytest.raises(ValueError, match="shared_rounds must be <= n_estimators = 40, got 41"):
+        fit(X, y, task, shared_rounds=41)
+    with pytest.raises(ValueError, match="shared_rounds must be <= n_estimators = 40, got 11805"):
+        fit(X, y, task, shared_rounds=2**70)
+    with pytest.raises(ValueError, match="mu_task must hold one value per task \\(3"):
+        fit(X, y, task, mu_task=[0.1, 0.1])
+    with pytest.raises(TypeError, match="mu_task must hold real numbers"):
+        fit(X, y, task, mu_task=[0.1, "a", 0.1])
+    with pytest.raises(TypeError, match="mu_task must be a real number or a sequence"):
+        fit(X, y, task, mu_task=np.full((3, 1), 0.1))
+    with pytest.raises(ValueError, match="mu_task must be a finite number >= 0"):
+        fit(X, y, task, mu_task=[0.1, -0.1, 0.1])
+    with pytest.raises(ValueError, match="mu_group \\+ mu_task must be < 1"):
+        fit(X, y, task, mu_group=0.5, mu_task=[0.1, 0.6, 0.1])

@@ -92,6 +92,7 @@ def test_any_parameter_value_is_accepted_or_named(data):
 MULTITASK_PARAMETERS = [p for p in SCALAR_PARAMETERS if p not in ("mu", "max_features")] + [
     "mu_group",
     "mu_task",
+    "shared_rounds",
     "task_feature_mask",
     "mu",
     "feature_costs",

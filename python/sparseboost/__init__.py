@@ -10,6 +10,7 @@ from .linear_forward import LinearForwardSelector
 from .multitask import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor
 from .persistence import load_model
 from .ranker import SparseBoostRanker
+from .selector_cv import SparseBoostSelectorCV
 from .selectors import SparseBoostSelector
 from .topk import TopKSelector
 from .two_pass import TwoPassForwardSelector
@@ -23,6 +24,7 @@ __all__ = [
     "SparseBoostRanker",
     "SparseBoostRegressor",
     "SparseBoostSelector",
+    "SparseBoostSelectorCV",
     "SparseForestClassifier",
     "SparseForestRegressor",
     "TopKSelector",

@@ -16,6 +16,7 @@ from ._validation import (
     check_sample_weight,
     check_target,
     check_X,
+    engine_mu,
     naming,
     resolve_n_jobs,
     resolve_seed,
@@ -256,6 +257,7 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
     def _engine_params(self, draw_seed: bool = True) -> dict:
         params = {name: getattr(self, name) for name in _ENGINE_PARAMS}
         params.update(self._engine_objective())
+        params["mu"], params["mu_relative"] = engine_mu(self.mu)
         params["feature_costs"] = feature_costs_array(self.feature_costs, self)
         params["feature_bags"] = feature_bags_array(self.feature_bags, self.n_features_in_)
         params["n_threads"] = resolve_n_jobs(self.n_jobs)
@@ -305,6 +307,8 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
             X, y, sample_weight, params, group=group, eval_sets=evals, callback=callback
         )
         _training.set_history(self, history, names)
+        self.mu_max_ = history["mu_max"]
+        _training.warn_if_nothing_paid(self)
         return self
 
     def _encode_eval_target(self, y, n_rows: int, arg: str) -> np.ndarray:

@@ -9,11 +9,12 @@ thread while the fit thread waits.
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_sample_weight, check_X, naming
+from ._validation import check_sample_weight, check_X, engine_mu, naming
 
 
 @dataclass(frozen=True)
@@ -217,3 +218,22 @@ def set_history(estimator, history: dict, set_names) -> None:
     best = history["best"] if set_names else None
     estimator.best_iteration_ = None if best is None else int(best[0])
     estimator.best_score_ = None if best is None else float(best[1])
+
+
+def warn_if_nothing_paid(estimator) -> None:
+    """Warn when the penalty kept every feature out: μ ≥ μ_max, so the
+    first round grew no tree and the model predicts its base score."""
+    mu_max = estimator.mu_max_
+    # μ_max = 0: no split gains anything at any μ (a constant target, say).
+    if mu_max is None or mu_max <= 0 or estimator.n_trees_ > 0:
+        return
+    value, relative = engine_mu(estimator.mu)
+    mu = value * mu_max if relative else value
+    warnings.warn(
+        f"no feature can pay the penalty: mu={estimator.mu!r} ({mu:.6g}) >= mu_max={mu_max:.6g}, "
+        "the smallest mu at which the first round admits no feature; the model has no tree "
+        "and predicts a constant. Use a smaller mu, or one relative to mu_max "
+        "(for example mu='0.3*mu_max').",
+        UserWarning,
+        stacklevel=4,
+    )

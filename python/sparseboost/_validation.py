@@ -255,3 +255,26 @@ def resolve_n_features_to_select(value, n_features: int, *, default: int) -> int
     if not 0 < value <= 1:
         raise ValueError(f"n_features_to_select as a fraction must be in (0, 1], got {value}")
     return max(1, int(value * n_features))
+
+
+_RELATIVE_MU = re.compile(r"^\s*(\S+?)\s*\*\s*mu_max\s*$")
+
+
+def engine_mu(mu) -> tuple[object, bool]:
+    """``(value, relative)``: ``mu`` as given, or the factor of a string
+    ``"f*mu_max"`` (μ relative to μ_max, the smallest μ at which the first
+    round admits no feature). The engine checks the value's range."""
+    if not isinstance(mu, str):
+        return mu, False
+    match = _RELATIVE_MU.match(mu)
+    factor = None
+    if match is not None:
+        try:
+            factor = float(match.group(1))
+        except ValueError:
+            factor = None
+    if factor is None:
+        raise ValueError(
+            f"mu must be a number or a string 'f*mu_max' (a multiple f >= 0 of mu_max), got {mu!r}"
+        )
+    return factor, True

@@ -65,9 +65,13 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         loss scale for "agbm" (A-GBM, Han et al. 2020), in gain units for
         "gbfs" (GBFS, Xu et al. 2014; equals LightGBM's
         ``cegb_penalty_feature_coupled=[mu]*d``). "none" is the plain GBDT.
-    mu : float, default=0.01
+    mu : float or str, default=0.01
         The penalty: in [0, 1) for "agbm", >= 0 for "gbfs". ``mu=0`` without
-        costs gives exactly the plain GBDT.
+        costs gives exactly the plain GBDT. A string ``"f*mu_max"`` (f >= 0)
+        gives mu relative to ``mu_max_``, the smallest mu at which the first
+        round admits no feature (as glmnet gives lambda relative to
+        lambda_max): the same f means the same on any data. A fit whose
+        mu is >= ``mu_max_`` has no tree and warns.
     feature_costs : array of shape (n_features,) or dict, default=None
         Extra non-negative cost of each feature, on the same scale as
         ``mu``; a dict maps feature names (or indices) to costs, others 0.
@@ -152,6 +156,11 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         ``feature_sampling="dynamic"``).
     n_trees_ : int
         Trees fitted.
+    mu_max_ : float or None
+        "agbm" and "gbfs": the smallest mu at which the first round admits
+        no feature (its best root split, over every feature, cannot pay
+        mu), on the scale of ``mu``; computed by exhaustive search on the
+        first trees' rows. None for ``penalty="none"``.
     train_loss_ : ndarray of shape (n_trees_,)
         Mean training loss (mean squared error) after each tree.
     split_search_ : str

@@ -4,7 +4,10 @@ T related tasks share one feature space. Every boosting round fits one tree
 per task, in task order, on that task's rows; a split on a feature that no
 task uses yet pays ``mu_group``, one on a feature this task does not use yet
 pays ``mu_task``. So the tasks share features (a small task reuses what a
-large one found) and can still pick their own.
+large one found) and can still pick their own. With ``shared_rounds`` the
+first rounds grow one tree on all tasks' rows together (a start model that
+every task's prediction includes), so that a small task also borrows the
+*shapes* of the shared effects, not only their features.
 """
 
 from __future__ import annotations
@@ -78,10 +81,19 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
 
     _objective: str
 
-    def __init__(self, *, mu_group=0.01, mu_task=0.01, task_feature_mask=None, **booster_params):
+    def __init__(
+        self,
+        *,
+        mu_group=0.01,
+        mu_task=0.01,
+        task_feature_mask=None,
+        shared_rounds=0,
+        **booster_params,
+    ):
         self.mu_group = mu_group
         self.mu_task = mu_task
         self.task_feature_mask = task_feature_mask
+        self.shared_rounds = shared_rounds
         for p in _BOOSTER_PARAMETERS:
             setattr(self, p.name, booster_params.pop(p.name, p.default))
         if booster_params:
@@ -112,10 +124,11 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
         _core.check_multitask_params(
             self._engine_params(draw_seed=False),
             self._mu("mu_group"),
-            self._mu("mu_task"),
+            self._mu_task(),
             len(self.tasks_),
             self.n_features_in_,
             self._mask(),
+            self._shared_rounds(),
         )
         _training.check_early_stopping(self)
 
@@ -124,6 +137,41 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
         if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
             raise TypeError(f"{name} must be a real number, got {value!r}")
         return float(value)
+
+    def _mu_task(self) -> list:
+        """``mu_task`` as the engine takes it: ``[mu]`` for every task, or
+        one value per task (``tasks_`` order; ``tasks_`` must be set)."""
+        value = self.mu_task
+        if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+            return [float(value)]
+        if isinstance(value, (str, bytes, bool, np.bool_)) or np.ndim(value) != 1:
+            raise TypeError(
+                f"mu_task must be a real number or a sequence of one per task, got {value!r}"
+            )
+        values = list(value)
+        if not all(
+            isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in values
+        ):
+            raise TypeError(f"mu_task must hold real numbers, got {value!r}")
+        if len(values) != len(self.tasks_):
+            raise ValueError(
+                f"mu_task must hold one value per task ({len(self.tasks_)}, in the order of "
+                f"tasks_ = {self.tasks_.tolist()}), got {len(values)}"
+            )
+        return [float(v) for v in values]
+
+    def _shared_rounds(self) -> int:
+        value = self.shared_rounds
+        if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"shared_rounds must be an int >= 0, got {value!r}")
+        if value < 0:
+            raise ValueError(f"shared_rounds must be an int >= 0, got {value!r}")
+        n = self.n_estimators
+        if isinstance(n, numbers.Integral) and not isinstance(n, (bool, np.bool_)) and value > n:
+            raise ValueError(f"shared_rounds must be <= n_estimators = {n}, got {value}")
+        if value > np.iinfo(np.int64).max:
+            raise ValueError(f"shared_rounds must be <= n_estimators, got {value}")
+        return int(value)
 
     def _mask(self):
         """``task_feature_mask`` as a C-contiguous bool array (n_tasks, d)."""
@@ -143,6 +191,7 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
 
     def _fit(self, X, y, task, sample_weight, eval_set=None, eval_sample_weight=None):
         _training.check_early_stopping(self)
+        shared_rounds = self._shared_rounds()
         X, y, sample_weight = check_fit_input(self, X, y, sample_weight, labels=self._labels)
         self.tasks_, codes = _encode_tasks(task, X.shape[0])
         counts = np.bincount(codes, minlength=len(self.tasks_))
@@ -175,8 +224,9 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
             sample_weight,
             params,
             self._mu("mu_group"),
-            self._mu("mu_task"),
+            self._mu_task(),
             self._mask(),
+            shared_rounds,
             eval_sets=evals,
             callback=callback,
         )
@@ -305,6 +355,7 @@ BaseMultiTaskSparseBoost.__init__.__signature__ = inspect.Signature(
         inspect.Parameter("mu_group", inspect.Parameter.KEYWORD_ONLY, default=0.01),
         inspect.Parameter("mu_task", inspect.Parameter.KEYWORD_ONLY, default=0.01),
         inspect.Parameter("task_feature_mask", inspect.Parameter.KEYWORD_ONLY, default=None),
+        inspect.Parameter("shared_rounds", inspect.Parameter.KEYWORD_ONLY, default=0),
         *_BOOSTER_PARAMETERS,
     ]
 )
@@ -314,9 +365,12 @@ _PARAMETERS_DOC = """
     ----------
     mu_group : float, default=0.01
         mu_G >= 0: what a split on a feature that no task uses yet pays.
-    mu_task : float, default=0.01
+    mu_task : float or array of float, shape (n_tasks,), default=0.01
         mu_t >= 0: what a split on a feature this task does not use yet pays
-        (on top of ``mu_group`` when no task uses it). With
+        (on top of ``mu_group`` when no task uses it); one value for every
+        task, or one per task in ``tasks_`` order (a small task's noise
+        features gain more relative to its root scale, so it may need a
+        larger mu_t than a large task). With
         ``penalty="agbm"`` both are relative to the tree's root loss scale
         and ``mu_group + mu_task < 1``; with ``"gbfs"`` they are in gain
         units; ``"none"`` ignores them. ``mu_task=0`` is the classic
@@ -327,6 +381,20 @@ _PARAMETERS_DOC = """
         ``True`` where a task has the feature; a task never splits on a
         feature it does not have. Rows follow ``tasks_`` (the sorted task
         labels).
+    shared_rounds : int, default=0
+        The first ``shared_rounds`` of the ``n_estimators`` rounds grow one
+        tree on all tasks' rows together instead of one per task (each row
+        starting from its task's base score); that tree is part of every
+        task's model. The later rounds fit each task's own trees on what
+        this shared start leaves. A small task then borrows the shape of
+        the effects it shares with the large ones, learned from every row,
+        instead of learning it from its own few rows. A shared tree splits
+        only on features every task has (``task_feature_mask``) and pays
+        ``mu_group`` plus the mean ``mu_task`` for a feature new to the model; its features
+        join Omega_G and every Omega_t. ``0 <= shared_rounds <=
+        n_estimators``; ``n_estimators`` is one pooled model with a base
+        score per task. Choose it on validation data like the penalties
+        (``benches/multitask.py``).
     n_estimators, learning_rate, max_leaves, ..., penalty, n_jobs, random_state
         Every parameter of :class:`SparseBoostRegressor` except ``mu``,
         ``feature_costs``, ``feature_bags`` and ``max_features``, with the
@@ -348,16 +416,17 @@ _PARAMETERS_DOC = """
     task_feature_importances_ : ndarray of shape (n_tasks, n_features_in_)
         Normalised total gain of each task's trees.
     n_trees_ : ndarray of shape (n_tasks,)
-        Trees fitted per task (a task whose tree cannot split gets none that
-        round; the fit stops when a round grows no tree).
+        Trees in each task's model, the shared start's included (a task
+        whose tree cannot split gets none that round; the fit stops when a
+        round grows no tree).
     train_loss_ : dict
         ``{task label: mean training loss after each of its trees}``.
 
     Notes
     -----
-    Rows of every task are binned together. Every round fits the tasks in
-    ``tasks_`` order, so a task sees the features the tasks before it
-    selected in that round. With a single task the model is exactly the
+    Rows of every task are binned together. Every per-task round fits the
+    tasks in ``tasks_`` order, so a task sees the features the tasks before
+    it selected in that round. With a single task the model is exactly the
     single-task booster's with ``mu = mu_group + mu_task``.
 """
 

@@ -128,7 +128,7 @@ def save_model(estimator, path) -> None:
     }
     if classes is not None:
         fitted["classes_"], fitted["classes_dtype"] = _labels(classes)
-    for key in ("best_iteration_", "best_score_"):
+    for key in ("best_iteration_", "best_score_", "mu_max_"):
         fitted[key] = getattr(estimator, key, None)
     if isinstance(estimator, _MULTITASK):
         fitted["tasks_"], fitted["tasks_dtype"] = _labels(estimator.tasks_)
@@ -339,6 +339,16 @@ def load_model(path):
                 f"has {len(estimator.tasks_)} labels for {engine_model.n_tasks} tasks",
             )
     estimator.best_iteration_, estimator.best_score_ = _best_round(fields, fitted, engine_model)
+    mu_max = fitted.get("mu_max_")  # absent from files written before it existed
+    if mu_max is not None and (
+        isinstance(mu_max, bool)
+        or not isinstance(mu_max, (int, float))
+        or not math.isfinite(mu_max)
+        or mu_max < 0
+    ):
+        fields.fail("fitted.mu_max_", f"must be a number >= 0 or null, got {mu_max!r}")
+    if not multitask:
+        estimator.mu_max_ = None if mu_max is None else float(mu_max)
     estimator._model = engine_model
     try:
         estimator._check_params()

@@ -11,7 +11,30 @@ from ._validation import check_X, naming
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 
 
-class SparseBoostSelector(MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
+def default_booster(y, **params):
+    """``SparseBoostClassifier(**params)`` for class labels,
+    ``SparseBoostRegressor(**params)`` otherwise."""
+    with naming("y"):
+        is_labels = type_of_target(y) in ("binary", "multiclass")
+    return (SparseBoostClassifier if is_labels else SparseBoostRegressor)(**params)
+
+
+class WrapsBooster:
+    """What a selector wrapping a booster tells scikit-learn: NaN is
+    allowed, ``y`` is required, and it is fitted once it has
+    ``estimator_``."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.target_tags.required = True
+        return tags
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "estimator_")
+
+
+class SparseBoostSelector(WrapsBooster, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
     """Keep the features a sparseboost booster selects while it learns.
 
     Parameters
@@ -30,15 +53,6 @@ class SparseBoostSelector(MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimato
     def __init__(self, estimator=None):
         self.estimator = estimator
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.target_tags.required = True
-        return tags
-
-    def __sklearn_is_fitted__(self):
-        return hasattr(self, "estimator_")
-
     def fit(self, X, y, **fit_params):
         """Fit the booster on ``X``, ``y``; ``fit_params`` go to its ``fit``."""
         self.__dict__.pop("estimator_", None)
@@ -49,9 +63,7 @@ class SparseBoostSelector(MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimato
             )
         checked = check_X(self, X, reset=True)
         if self.estimator is None:
-            with naming("y"):
-                is_labels = type_of_target(y) in ("binary", "multiclass")
-            estimator = SparseBoostClassifier() if is_labels else SparseBoostRegressor()
+            estimator = default_booster(y)
         else:
             estimator = clone(self.estimator)
         # The booster checks y and the fit parameters. It gets X as given,

@@ -5,29 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseSparseBoost, FeatureSelectorMixin
-from ._validation import check_X, naming, resolve_n_features_to_select
-from .estimators import SparseBoostClassifier, SparseBoostRegressor
+from ._refit import RefitDelegates
+from ._validation import check_X, resolve_n_features_to_select
+from .selectors import default_booster
 
 
-def _refit_estimator_has(method):
-    """``method`` is offered when the selector refits and its estimator has it."""
-
-    def check(self):
-        if not self.refit:
-            return False
-        if hasattr(self, "estimator_"):
-            return hasattr(self.estimator_, method)
-        return self.estimator is None or hasattr(self.estimator, method)
-
-    return check
-
-
-class TopKSelector(MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
+class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
     """Keep the ``n_features_to_select`` most important features of a model
     fitted on all features (the GBDT-topK baseline).
 
@@ -110,13 +96,7 @@ class TopKSelector(MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
         d = checked.shape[1]
         k = resolve_n_features_to_select(self.n_features_to_select, d, default=10)
         if self.estimator is None:
-            with naming("y"):
-                is_labels = type_of_target(y) in ("binary", "multiclass")
-            estimator = (
-                SparseBoostClassifier(penalty="none")
-                if is_labels
-                else SparseBoostRegressor(penalty="none")
-            )
+            estimator = default_booster(y, penalty="none")
         else:
             estimator = clone(self.estimator)
 
@@ -152,39 +132,3 @@ class TopKSelector(MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
     def _get_support_mask(self):
         check_is_fitted(self)
         return self.support_
-
-    def _kept_columns(self, X):
-        # The models were fitted on plain arrays (the selector keeps the
-        # column names), so they get plain arrays whatever set_output says.
-        check_is_fitted(self)
-        return check_X(self, X, reset=False)[:, self.support_]
-
-    @available_if(_refit_estimator_has("predict"))
-    def predict(self, X):
-        """The refitted model's prediction from the kept columns of ``X``."""
-        kept = self._kept_columns(X)
-        return self.estimator_.predict(kept)
-
-    @available_if(_refit_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """The refitted model's class probabilities from the kept columns."""
-        kept = self._kept_columns(X)
-        return self.estimator_.predict_proba(kept)
-
-    @available_if(_refit_estimator_has("decision_function"))
-    def decision_function(self, X):
-        """The refitted model's raw score from the kept columns."""
-        kept = self._kept_columns(X)
-        return self.estimator_.decision_function(kept)
-
-    @available_if(_refit_estimator_has("score"))
-    def score(self, X, y, **score_params):
-        """The refitted model's score on the kept columns of ``X``."""
-        kept = self._kept_columns(X)
-        return self.estimator_.score(kept, y, **score_params)
-
-    @property
-    def classes_(self):
-        """The refitted classifier's classes."""
-        check_is_fitted(self)
-        return self.estimator_.classes_

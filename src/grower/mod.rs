@@ -176,11 +176,7 @@ impl<'a> TreeGrower<'a> {
         let lr = self.params.learning_rate;
         let l2 = self.constraints.l2;
         let mut rows = rows;
-        let root_stats = NodeStats {
-            g: rows.iter().map(|&r| grad[r as usize]).sum(),
-            h: rows.iter().map(|&r| hess[r as usize]).sum(),
-            n: rows.len() as u32,
-        };
+        let root_stats = NodeStats::of_rows(&rows, grad, hess);
         let mut nodes = vec![Node::leaf(root_stats.leaf_value(l2) * lr, root_stats.n)];
         let mut root = OpenLeaf {
             segment: LeafSegment {
@@ -206,13 +202,7 @@ impl<'a> TreeGrower<'a> {
         if self.can_split(&root) && self.per_node.is_some() {
             self.evaluate_root_per_node(&mut root, &rows, grad, hess, features, selection);
         } else if self.can_split(&root) {
-            let mut hist = self.take_hist();
-            let mut buf = std::mem::take(&mut self.node_buf);
-            let grads = buf.gather(&rows, grad, hess, self.constant_hess);
-            hist.build(&self.layout, self.data, features, &rows, grads);
-            let candidates =
-                split_candidates(&hist, &self.layout, features, root.stats, &self.constraints);
-            self.node_buf = buf;
+            let (hist, candidates) = self.scan_root(&rows, grad, hess, features, root.stats);
             self.attach(&mut root, hist, candidates, selection);
         }
         let mut leaves = vec![root];
@@ -282,9 +272,58 @@ impl<'a> TreeGrower<'a> {
         })
     }
 
+    /// The root scale of a tree on `rows` and the best split of each of
+    /// `features` at its root, by exhaustive search whatever the per-node
+    /// source: what μ_max is computed from (see [`crate::mu_max`]).
+    pub fn root_candidates(
+        &mut self,
+        grad: &[f64],
+        hess: &[f64],
+        rows: &[u32],
+        features: &[usize],
+    ) -> (f64, Vec<SplitCandidate>) {
+        let stats = NodeStats::of_rows(rows, grad, hess);
+        let scale = root_scale(rows, grad, hess, stats);
+        let root = LeafSegment {
+            node: 0,
+            begin: 0,
+            count: rows.len(),
+        };
+        if !self.can_split_segment(root, 0) {
+            return (scale, Vec::new());
+        }
+        self.constant_hess = hess.iter().all(|&h| h == hess[0]).then(|| hess[0]);
+        let (hist, candidates) = self.scan_root(rows, grad, hess, features, stats);
+        self.recycle(hist);
+        (scale, candidates)
+    }
+
+    /// A histogram of `features` over all the root's rows, and their best
+    /// splits.
+    fn scan_root(
+        &mut self,
+        rows: &[u32],
+        grad: &[f64],
+        hess: &[f64],
+        features: &[usize],
+        stats: NodeStats,
+    ) -> (Histogram, Vec<SplitCandidate>) {
+        let mut hist = self.take_hist();
+        let mut buf = std::mem::take(&mut self.node_buf);
+        let grads = buf.gather(rows, grad, hess, self.constant_hess);
+        hist.build(&self.layout, self.data, features, rows, grads);
+        let candidates = split_candidates(&hist, &self.layout, features, stats, &self.constraints);
+        self.node_buf = buf;
+        (hist, candidates)
+    }
+
     fn can_split(&self, leaf: &OpenLeaf) -> bool {
-        let depth_ok = self.params.max_depth.is_none_or(|m| leaf.depth < m);
-        let count = leaf.segment.count;
+        self.can_split_segment(leaf.segment, leaf.depth)
+    }
+
+    fn can_split_segment(&self, segment: LeafSegment, depth: usize) -> bool {
+        let depth_ok = self.params.max_depth.is_none_or(|m| depth < m);
+        let count = segment.count;
         depth_ok
             && count >= 2
             && count >= 2 * self.params.min_samples_leaf

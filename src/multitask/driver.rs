@@ -11,7 +11,7 @@ use crate::objective::{objective_for, Targets};
 use crate::params::BoosterParams;
 use crate::selection::Selection;
 use crate::threads;
-use crate::trainer::{self, EvalSet, History, Job, Observer, Plan, Population};
+use crate::trainer::{self, EvalSet, History, Job, Observer, Plan, Population, SharedStart};
 use crate::units::Units;
 
 /// Fit one ensemble per task. `params` holds every booster setting (its
@@ -23,7 +23,9 @@ use crate::units::Units;
 ///
 /// A task whose tree cannot split gets no tree that round and tries again
 /// the next (other tasks may have made features cheaper meanwhile); the fit
-/// ends when a whole round grows no tree. `min_split_fraction` (α) counts
+/// ends when a whole round grows no tree. With `mt.shared_rounds` > 0 the
+/// first rounds grow one tree on all tasks' rows instead (see
+/// [`MultiTaskParams::shared_rounds`]). `min_split_fraction` (α) counts
 /// the rows of all tasks, as the grower is shared. Runs on a pool of
 /// `params.n_threads` threads (all cores for 0).
 pub fn fit_multitask(
@@ -84,7 +86,7 @@ pub fn fit_multitask_with(
         for (i, &t) in data.task.iter().enumerate().take(n) {
             rows[t].push(i as u32);
         }
-        let populations: Vec<Population> = rows
+        let mut populations: Vec<Population> = rows
             .into_iter()
             .map(|rows| {
                 let gather = |v: &[f64]| rows.iter().map(|&r| v[r as usize]).collect::<Vec<_>>();
@@ -100,13 +102,25 @@ pub fn fit_multitask_with(
             .iter()
             .map(|p| objective.init_scores(&p.targets()))
             .collect();
-        let jobs = (0..data.n_tasks)
-            .map(|t| Job {
-                population: t,
-                output: 0,
-                model: t,
-            })
-            .collect();
+        let jobs = (0..data.n_tasks).map(|t| Job::of_model(t, 0, t)).collect();
+        // The shared start: every row, priced by the view of every task.
+        let shared_start = (mt.shared_rounds > 0).then(|| {
+            populations.push(Population {
+                rows: None,
+                y: y.clone(),
+                weights: weights.clone(),
+                queries: None,
+            });
+            SharedStart {
+                rounds: mt.shared_rounds,
+                job: Job {
+                    population: data.n_tasks,
+                    output: 0,
+                    view: data.n_tasks,
+                    model: None,
+                },
+            }
+        });
         let plan = Plan {
             data: &data.data,
             params,
@@ -117,6 +131,7 @@ pub fn fit_multitask_with(
             base_scores,
             selection: Selection::tasks(params, mt, data.n_tasks, d, &units),
             evals,
+            shared_start,
         };
         let trained = trainer::train(plan, should_stop, observer)?;
         // Ω_G in entry order, restricted to the kept trees (early stopping

@@ -37,6 +37,18 @@ pub trait Penalty: Sync {
     fn allows(&self, _view: usize, _feature: usize) -> bool {
         true
     }
+
+    /// The μ at and above which a split of `net_gain` (its gain less
+    /// `min_gain`) on `feature`, not yet paid for, at a root of
+    /// `root_scale` no longer pays: its share of μ_max (see
+    /// [`crate::mu_max`]). `None` for a rule without a single μ.
+    fn break_even_mu(&self, _root_scale: f64, _feature: usize, _net_gain: f64) -> Option<f64> {
+        None
+    }
+
+    /// μ was given as a multiple of μ_max: make it that multiple. Rules
+    /// without a single μ have nothing to resolve.
+    fn resolve_relative_mu(&mut self, _mu_max: f64) {}
 }
 
 /// What a commit changed, so that the grower re-scores only what it must.

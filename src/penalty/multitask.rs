@@ -6,7 +6,8 @@
 //!
 //! where Ω_G is the union of the features used by any task and Ω_t those
 //! used by task t (both in [`crate::omega::Omega`]; a job's view is its
-//! task).
+//! task). μ_t may differ between tasks. A tree of every task (view
+//! `n_tasks`, a shared start) pays the mean of the tasks' μ_t.
 //!
 //! Per-feature costs, bags and `max_features` are single-task features of
 //! [`super::NewFeaturePenalty`] and are not offered here.
@@ -19,7 +20,9 @@ use crate::omega::OmegaView;
 pub struct MultiTaskPenalty {
     scale: Scale,
     mu_group: f64,
-    mu_task: f64,
+    /// μ_t of each task, then their mean (view `n_tasks`).
+    mu_task: Vec<f64>,
+    n_tasks: usize,
     n_features: usize,
     /// `allowed[t * d + j]`: task t has feature j (row-major, T × d).
     allowed: Vec<bool>,
@@ -27,23 +30,26 @@ pub struct MultiTaskPenalty {
 }
 
 impl MultiTaskPenalty {
-    /// A penalty for `n_tasks` tasks over `n_features` features.
-    /// `allowed` (row-major, `n_tasks × n_features`) says which features each
+    /// A penalty for `n_tasks` tasks over `n_features` features, with
+    /// `mu_task[t]` the μ_t of task t (`n_tasks` values). `allowed` (row-major, `n_tasks × n_features`) says which features each
     /// task has; `None` means all of them. The caller checks its length.
     pub fn new(
         scale: Scale,
         mu_group: f64,
-        mu_task: f64,
+        mut mu_task: Vec<f64>,
         n_tasks: usize,
         n_features: usize,
         allowed: Option<Vec<bool>>,
     ) -> Self {
         let allowed = allowed.unwrap_or_else(|| vec![true; n_tasks * n_features]);
         assert_eq!(allowed.len(), n_tasks * n_features, "mask shape");
+        assert_eq!(mu_task.len(), n_tasks, "one mu_task per task");
+        mu_task.push(mu_task.iter().sum::<f64>() / n_tasks as f64);
         MultiTaskPenalty {
             scale,
             mu_group,
             mu_task,
+            n_tasks,
             n_features,
             allowed,
             current_scale: 1.0,
@@ -72,15 +78,19 @@ impl Penalty for MultiTaskPenalty {
         let task = if own.is_free(feature) {
             0.0
         } else {
-            self.mu_task
+            self.mu_task[omega.task]
         };
         // One task alone: `S · (μ_G + μ_t)` is the single-task `S · μ` with
         // `μ = μ_G + μ_t`, computed by the same floating-point operations.
         self.current_scale * (group + task)
     }
 
-    /// Task `view` has feature `feature`.
+    /// Task `view` has feature `feature`; view `n_tasks` (trees of every
+    /// task) allows the features every task has.
     fn allows(&self, view: usize, feature: usize) -> bool {
+        if view == self.n_tasks {
+            return (0..self.n_tasks).all(|t| self.allowed[t * self.n_features + feature]);
+        }
         self.allowed[view * self.n_features + feature]
     }
 }
@@ -93,7 +103,7 @@ mod tests {
 
     #[test]
     fn a_feature_pays_group_and_task_shares_separately() {
-        let mut p = MultiTaskPenalty::new(Scale::RootScale, 0.1, 0.05, 2, 3, None);
+        let mut p = MultiTaskPenalty::new(Scale::RootScale, 0.1, vec![0.05; 2], 2, 3, None);
         let mut omega = Omega::tasks(2, 3);
         p.begin_tree(100.0);
         assert!((p.deduction(omega.view(0), 1) - 15.0).abs() < 1e-12);
@@ -108,12 +118,26 @@ mod tests {
     }
 
     #[test]
+    fn each_task_pays_its_own_mu_task_and_a_shared_tree_their_mean() {
+        let mut p = MultiTaskPenalty::new(Scale::Gain, 0.5, vec![0.1, 0.3], 2, 2, None);
+        let omega = Omega::tasks(2, 2);
+        p.begin_tree(7.0);
+        assert!((p.deduction(omega.view(0), 0) - 0.6).abs() < 1e-12);
+        assert!((p.deduction(omega.view(1), 0) - 0.8).abs() < 1e-12);
+        assert!((p.deduction(omega.view(2), 0) - 0.7).abs() < 1e-12);
+    }
+
+    #[test]
     fn a_masked_feature_is_forbidden_for_its_task_only() {
         let mask = vec![true, false, true, true];
-        let p = MultiTaskPenalty::new(Scale::Gain, 2.0, 1.0, 2, 2, Some(mask));
+        let p = MultiTaskPenalty::new(Scale::Gain, 2.0, vec![1.0, 1.0], 2, 2, Some(mask));
         let omega = Omega::tasks(2, 2);
         assert_eq!(p.deduction(omega.view(0), 1), f64::INFINITY);
         assert_eq!(p.deduction(omega.view(1), 1), 3.0);
         assert!(!p.allows(0, 1) && p.allows(1, 1));
+        // The view of every task has only what all tasks have.
+        assert!(p.allows(2, 0) && !p.allows(2, 1));
+        assert_eq!(p.deduction(omega.view(2), 1), f64::INFINITY);
+        assert_eq!(p.deduction(omega.view(2), 0), 3.0);
     }
 }

@@ -38,12 +38,30 @@ impl NewFeaturePenalty {
     }
 }
 
-impl Penalty for NewFeaturePenalty {
-    fn begin_tree(&mut self, root_scale: f64) {
-        self.current_scale = match self.scale {
+impl NewFeaturePenalty {
+    /// `S` for a tree whose root scale is `root_scale`.
+    fn scale_of(&self, root_scale: f64) -> f64 {
+        match self.scale {
             Scale::Gain => 1.0,
             Scale::RootScale => root_scale.max(0.0),
-        };
+        }
+    }
+}
+
+impl Penalty for NewFeaturePenalty {
+    fn begin_tree(&mut self, root_scale: f64) {
+        self.current_scale = self.scale_of(root_scale);
+    }
+
+    /// A split pays while `gain − S·(μ + c_j) > min_gain`, that is while
+    /// `μ < net_gain / S − c_j`.
+    fn break_even_mu(&self, root_scale: f64, feature: usize, net_gain: f64) -> Option<f64> {
+        let s = self.scale_of(root_scale);
+        (s > 0.0 && net_gain > 0.0).then(|| net_gain / s - self.costs[feature])
+    }
+
+    fn resolve_relative_mu(&mut self, mu_max: f64) {
+        self.mu *= mu_max;
     }
 
     fn deduction(&self, omega: OmegaView<'_>, feature: usize) -> f64 {

@@ -109,12 +109,13 @@ impl PyMultiTaskModel {
 /// float64 (n,); `task`: int64 (n,), each row's task in `0..n_tasks`;
 /// `sample_weight`: float64 (n,) or None; `params`: the booster's engine
 /// parameters (as for `fit`, without `mu`); `task_feature_mask`: bool
-/// (n_tasks, d), True where the task has the feature, or None. Releases the
+/// (n_tasks, d), True where the task has the feature, or None;
+/// `shared_rounds`: rounds of trees on all tasks' rows first. Releases the
 /// GIL; Ctrl-C stops the fit with KeyboardInterrupt. `eval_sets` and
 /// `callback` are those of `fit` (each set with its `task` array); returns
 /// `(model, history)`.
 #[pyfunction]
-#[pyo3(signature = (x, y, task, n_tasks, sample_weight, params, mu_group, mu_task, task_feature_mask, eval_sets=Vec::new(), callback=None))]
+#[pyo3(signature = (x, y, task, n_tasks, sample_weight, params, mu_group, mu_task, task_feature_mask, shared_rounds=0, eval_sets=Vec::new(), callback=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_multitask<'py>(
     py: Python<'py>,
@@ -125,8 +126,9 @@ fn fit_multitask<'py>(
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     params: &Bound<'py, PyDict>,
     mu_group: f64,
-    mu_task: f64,
+    mu_task: Vec<f64>,
     task_feature_mask: Option<PyReadonlyArray2<'py, bool>>,
+    shared_rounds: usize,
     eval_sets: Vec<super::training::PyEvalSet<'py>>,
     callback: Option<Bound<'py, PyAny>>,
 ) -> PyResult<(PyMultiTaskModel, Bound<'py, PyDict>)> {
@@ -156,11 +158,7 @@ fn fit_multitask<'py>(
         task: &task,
         n_tasks,
     };
-    let mt = MultiTaskParams {
-        mu_group,
-        mu_task,
-        task_feature_mask,
-    };
+    let mt = multitask_params(mu_group, mu_task, task_feature_mask, shared_rounds);
     let evals = super::training::eval_sets(&eval_sets, n_features)?;
     let (model, history) = run_observed(
         py,
@@ -186,22 +184,42 @@ fn fit_multitask<'py>(
 /// for `n_tasks` tasks and `n_features` features without fitting: raises as
 /// `fit_multitask` would.
 #[pyfunction]
+#[pyo3(signature = (params, mu_group, mu_task, n_tasks, n_features, task_feature_mask, shared_rounds=0))]
 fn check_multitask_params(
     params: &Bound<'_, PyDict>,
     mu_group: f64,
-    mu_task: f64,
+    mu_task: Vec<f64>,
     n_tasks: usize,
     n_features: usize,
     task_feature_mask: Option<PyReadonlyArray2<'_, bool>>,
+    shared_rounds: usize,
 ) -> PyResult<()> {
     let params = super::params::from_dict(params)?;
-    let mt = MultiTaskParams {
-        mu_group,
-        mu_task,
-        task_feature_mask: task_feature_mask.map(|m| m.as_array().iter().copied().collect()),
-    };
+    let mask = task_feature_mask.map(|m| m.as_array().iter().copied().collect());
+    let mt = multitask_params(mu_group, mu_task, mask, shared_rounds);
     params.validate_for(n_features).map_err(to_pyerr)?;
     mt.validate(&params, n_tasks, n_features).map_err(to_pyerr)
+}
+
+/// The multitask settings; `mu_task` holds one μ_t for every task or one
+/// per task.
+fn multitask_params(
+    mu_group: f64,
+    mu_task: Vec<f64>,
+    task_feature_mask: Option<Vec<bool>>,
+    shared_rounds: usize,
+) -> MultiTaskParams {
+    let (mu_task, task_mu) = match mu_task[..] {
+        [mu] => (mu, None),
+        _ => (0.0, Some(mu_task)),
+    };
+    MultiTaskParams {
+        mu_group,
+        mu_task,
+        task_mu,
+        task_feature_mask,
+        shared_rounds,
+    }
 }
 
 /// Add the multitask class and function to the native module.

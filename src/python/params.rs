@@ -171,6 +171,7 @@ pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
             "bin_sample_rows" => p.bin_sample_rows = count(k, &value)?,
             "penalty" => p.penalty = parsed(PenaltyKind::parse(&name(k, &value)?))?,
             "mu" => p.mu = real(k, &value)?,
+            "mu_relative" => p.mu_relative = boolean(k, &value)?,
             "feature_costs" => {
                 p.feature_costs = if value.is_none() {
                     None

@@ -62,5 +62,6 @@ pub(super) fn history<'py>(py: Python<'py>, history: &History) -> PyResult<Bound
     dict.set_item("values", history.values.clone())?;
     dict.set_item("best", history.best)?;
     dict.set_item("rounds", history.rounds)?;
+    dict.set_item("mu_max", history.mu_max)?;
     Ok(dict)
 }

@@ -1,0 +1,59 @@
+"""What choosing the budget by cross-validation costs: the whole
+``SparseBoostSelectorCV`` fit (5 folds, every budget 1..B, final ordering
+fit and refit) against one fit of the same A-GBM booster on all features.
+Target: <= 10x.
+
+The two are alternated ``--rounds`` times and the median of the per-round
+ratios is printed (the machine is shared and noisy; only ratios from the
+same round mean much). Settings: the selection_quality protocol (300 trees,
+learning rate 0.05, 15 leaves, 5 rows per leaf, mu="0.05*mu_max").
+
+    python benches/selector_cv_cost.py
+    python benches/selector_cv_cost.py --datasets madelon --caps 20 --rounds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import sparseboost as sb
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from selection_quality import PROTOCOL, splits  # noqa: E402
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", default="madelon,dexter,adult")
+    parser.add_argument("--caps", default="10,20")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    booster = sb.SparseBoostClassifier(**PROTOCOL, mu="0.05*mu_max", random_state=0)
+    for name in args.datasets.split(","):
+        X, y, _, _ = splits(name)[0][0]
+        for cap in (int(c) for c in args.caps.split(",")):
+            one, whole, ratios = [], [], []
+            for _ in range(args.rounds):
+                t = time.perf_counter()
+                sb.SparseBoostClassifier(**booster.get_params()).fit(X, y)
+                one.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                selector = sb.SparseBoostSelectorCV(booster, max_features=cap, cv=5).fit(X, y)
+                whole.append(time.perf_counter() - t)
+                ratios.append(whole[-1] / one[-1])
+            print(
+                f"{name} {X.shape[0]} x {X.shape[1]}, B <= {cap}: one fit {np.median(one):.2f} s, "
+                f"CV path {np.median(whole):.2f} s (ordering {selector.timings_['ordering']:.1f} s, "
+                f"refits {selector.timings_['refits']:.1f} s in the last round); "
+                f"ratio median {np.median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}, "
+                f"{args.rounds} rounds)",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,339 @@
+"""A feature budget chosen by cross-validation: the selection path of a
+penalised booster (its features in the order they enter), refits on the
+first k of them for every budget k, and K-fold CV to choose k.
+
+Each fold runs the whole procedure on its training rows (ordering fit,
+then refits), so the CV score of a budget measures selection and fit
+together, never features chosen with the fold's held-out rows. CV may also
+choose between candidate orders of the same features; see ``order``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.dummy import DummyClassifier, DummyRegressor
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import check_cv
+
+from ._base import BaseSparseBoost, FeatureSelectorMixin
+from ._refit import RefitDelegates
+from ._validation import check_X, naming, resolve_seed
+from .selectors import WrapsBooster, default_booster
+
+# How each order ranks the features, from the fits it needs.
+_ORDERS = ("entry", "importance", "unpenalised", "stability")
+
+
+class SparseBoostSelectorCV(
+    WrapsBooster, RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator
+):
+    """Select features with a penalised booster and choose how many to keep
+    by K-fold cross-validation on the training rows.
+
+    For each fold (and once more on all rows) the booster is fitted with
+    ``max_features`` as a cap; its features, in the order of ``order``, give
+    nested candidate sets. A booster without penalty is refitted on the
+    first k features for every budget k in ``budgets``, and scored on the
+    fold's held-out rows. The budget (and order) with the best mean score,
+    or under ``rule="one_se"`` the fewest features within one standard
+    error of it, is kept and refitted on all rows.
+
+    Parameters
+    ----------
+    estimator : SparseBoostRegressor or SparseBoostClassifier, default=None
+        The penalised booster whose path orders the features (cloned, with
+        ``max_features`` set to this selector's). Its other parameters are
+        also those of the refits, with ``penalty="none"``. None picks
+        ``SparseBoostClassifier(mu="0.05*mu_max")`` for class labels and
+        ``SparseBoostRegressor(mu="0.05*mu_max")`` otherwise.
+    max_features : int, default=20
+        The largest budget, >= 1 (capped at the number of features).
+    budgets : array-like of int or None, default=None
+        The budgets k to score (each in [1, max_features]); None for every
+        k from 1 to ``max_features``.
+    order : str or list of str, default=("entry", "importance")
+        How the selected features are ranked, CV choosing among several:
+        "entry" (the order they enter the penalised fit), "importance"
+        (their gain importance in that fit), "unpenalised" (gain importance
+        in a booster without penalty: GBDT top-K; one more fit per fold),
+        "stability" (how often they are selected in ``n_subsamples``
+        penalised fits on half the rows, then entry order; that many more
+        fits per fold).
+    cv : int, cross-validation generator or iterable, default=5
+        As in scikit-learn (stratified folds for a classifier).
+    scoring : str, callable or None, default=None
+        As in scikit-learn; None is "roc_auc" for two classes,
+        "neg_log_loss" for more, "neg_root_mean_squared_error" for a
+        regressor.
+    rule : {"best", "one_se"}, default="best"
+        "best" keeps the best mean CV score; "one_se" keeps the fewest
+        features whose mean is within one standard error (fold standard
+        deviation / sqrt(folds)) of the best.
+    n_subsamples : int, default=10
+        Fits per fold of the "stability" order.
+    random_state : int, RandomState or None, default=None
+        Seed of the boosters (unless the estimator sets its own) and of the
+        "stability" subsamples.
+    verbose : int, default=0
+        Print one line per fold.
+
+    Attributes
+    ----------
+    selected_features_ : ndarray of int
+        The kept features, in the chosen order.
+    support_ : ndarray of bool, shape (n_features_in_,)
+    n_features_ : int
+        How many were kept.
+    order_ : str
+        The chosen order.
+    ranking_ : dict of str to ndarray of int
+        Each order's ranking on all training rows (at most
+        ``max_features`` features).
+    fold_rankings_ : list of dict
+        Each fold's ``ranking_``, from its training rows.
+    cv_results_ : dict of ndarrays
+        One entry per (order, budget): ``order``, ``budget``,
+        ``n_features`` (mean over folds of the features used: an order may
+        rank fewer than the budget), ``mean_test_score``,
+        ``std_test_score``, ``split{i}_test_score``, ``rank_test_score``.
+    ordering_estimator_ : the penalised booster fitted on all rows.
+    estimator_ : the booster refitted on the kept columns.
+    timings_ : dict
+        Seconds spent in ``ordering`` fits and in ``refits``.
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+    """
+
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        max_features=20,
+        budgets=None,
+        order=("entry", "importance"),
+        cv=5,
+        scoring=None,
+        rule="best",
+        n_subsamples=10,
+        random_state=None,
+        verbose=0,
+    ):
+        self.estimator = estimator
+        self.max_features = max_features
+        self.budgets = budgets
+        self.order = order
+        self.cv = cv
+        self.scoring = scoring
+        self.rule = rule
+        self.n_subsamples = n_subsamples
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # -- checks ----------------------------------------------------------
+
+    def _orders(self) -> tuple[str, ...]:
+        orders = (self.order,) if isinstance(self.order, str) else tuple(self.order)
+        if not orders or any(o not in _ORDERS for o in orders):
+            raise ValueError(
+                f"order must be one of {', '.join(map(repr, _ORDERS))} or a list of them, "
+                f"got {self.order!r}"
+            )
+        return tuple(dict.fromkeys(orders))
+
+    def _budgets(self, cap: int) -> np.ndarray:
+        if self.budgets is None:
+            return np.arange(1, cap + 1)
+        with naming("budgets"):
+            values = np.unique(np.asarray(self.budgets))
+        if (
+            values.ndim != 1
+            or values.size == 0
+            or values.dtype.kind not in "iu"
+            or values[0] < 1
+            or values[-1] > cap
+        ):
+            raise ValueError(
+                f"budgets must be ints in [1, max_features={cap}], got {self.budgets!r}"
+            )
+        return values
+
+    def _template(self, y):
+        if self.estimator is None:
+            return default_booster(y, mu="0.05*mu_max")
+        if not isinstance(self.estimator, BaseSparseBoost) or self.estimator._ranking:
+            raise TypeError(
+                "estimator must be a SparseBoostRegressor or SparseBoostClassifier (or None), "
+                f"got {self.estimator!r}"
+            )
+        return clone(self.estimator)
+
+    # -- fitting ---------------------------------------------------------
+
+    def fit(self, X, y):
+        """Choose the budget by cross-validation on ``X``, ``y`` and refit
+        on the kept features."""
+        self.__dict__.pop("estimator_", None)
+        X = check_X(self, X, reset=True)
+        d = X.shape[1]
+        if (
+            not isinstance(self.max_features, numbers.Integral)
+            or isinstance(self.max_features, bool)
+            or self.max_features < 1
+        ):
+            raise ValueError(f"max_features must be an int >= 1, got {self.max_features!r}")
+        if self.rule not in ("best", "one_se"):
+            raise ValueError(f"rule must be 'best' or 'one_se', got {self.rule!r}")
+        if not isinstance(self.n_subsamples, numbers.Integral) or self.n_subsamples < 1:
+            raise ValueError(f"n_subsamples must be an int >= 1, got {self.n_subsamples!r}")
+        orders = self._orders()
+        cap = min(int(self.max_features), d)
+        budgets = self._budgets(cap)
+        template = self._template(y)
+        if template.random_state is None:
+            template.set_params(random_state=resolve_seed(self.random_state, True) % 2**32)
+        y = np.asarray(y)
+        classifier = is_classifier(template)
+        scorer = check_scoring(template, scoring=self._scoring(classifier, y))
+        folds = list(check_cv(self.cv, y, classifier=classifier).split(X, y))
+        self.timings_ = {"ordering": 0.0, "refits": 0.0}
+
+        self.fold_rankings_ = []
+        scores = np.full((len(orders), budgets.size, len(folds)), np.nan)
+        used = np.zeros((len(orders), budgets.size, len(folds)))
+        for f, (train, test) in enumerate(folds):
+            started = time.perf_counter()
+            rankings, _ = self._rank(template, X[train], y[train], orders, cap)
+            self.fold_rankings_.append(rankings)
+            cache: dict[frozenset, float] = {}
+            for o, name in enumerate(orders):
+                for b, k in enumerate(budgets):
+                    kept = rankings[name][:k]
+                    used[o, b, f] = kept.size
+                    key = frozenset(kept.tolist())
+                    if key not in cache:
+                        model = self._refit(template, X[train], y[train], kept)
+                        cache[key] = scorer(model, X[test][:, np.sort(kept)], y[test])
+                    scores[o, b, f] = cache[key]
+            if self.verbose:
+                print(
+                    f"[SparseBoostSelectorCV] fold {f + 1}/{len(folds)}: "
+                    f"{time.perf_counter() - started:.2f} s"
+                )
+
+        self.cv_results_ = self._results(orders, budgets, scores, used)
+        o, b = self._choose(scores, used)
+        self.ranking_, self.ordering_estimator_ = self._rank(template, X, y, orders, cap)
+        self.order_ = orders[o]
+        self.selected_features_ = self.ranking_[self.order_][: budgets[b]]
+        self.n_features_ = int(self.selected_features_.size)
+        self.support_ = np.zeros(d, dtype=bool)
+        self.support_[self.selected_features_] = True
+        self.estimator_ = self._refit(template, X, y, self.selected_features_)
+        return self
+
+    def _scoring(self, classifier: bool, y):
+        if self.scoring is not None:
+            return self.scoring
+        if not classifier:
+            return "neg_root_mean_squared_error"
+        return "roc_auc" if np.unique(y).size == 2 else "neg_log_loss"
+
+    def _rank(self, template, X, y, orders, cap):
+        """Each order's ranking of at most ``cap`` features, and the
+        penalised fit."""
+        started = time.perf_counter()
+        penalised = clone(template).set_params(max_features=cap).fit(X, y)
+        entry = penalised.selected_features_
+        if entry.size == 0 and penalised.mu_max_:
+            raise ValueError(
+                "the penalised estimator selected no feature (its mu is at or above mu_max="
+                f"{penalised.mu_max_}); give it a smaller mu, e.g. mu='0.05*mu_max'"
+            )
+        rankings = {}
+        for name in orders:
+            if name == "entry":
+                rankings[name] = entry
+            elif name == "importance":
+                rankings[name] = _by_importance(penalised, entry)
+            elif name == "unpenalised":
+                plain = clone(template).set_params(penalty="none", max_features=None).fit(X, y)
+                every = np.arange(X.shape[1])
+                rankings[name] = _by_importance(plain, every)[:cap]
+            else:
+                rankings[name] = self._stability(template, X, y, cap, entry)
+        self.timings_["ordering"] += time.perf_counter() - started
+        return rankings, penalised
+
+    def _stability(self, template, X, y, cap, entry):
+        """Features by how often penalised fits on half the rows select
+        them; ties (and features never selected) by entry order."""
+        rng = np.random.default_rng(resolve_seed(self.random_state, False))
+        n, d = X.shape
+        counts = np.zeros(d)
+        for _ in range(self.n_subsamples):
+            half = np.sort(rng.choice(n, size=max(n // 2, 2), replace=False))
+            if is_classifier(template) and np.unique(y[half]).size < 2:
+                continue
+            model = clone(template).set_params(max_features=cap).fit(X[half], y[half])
+            counts[model.selected_features_] += 1
+        position = np.full(d, d)
+        position[entry] = np.arange(entry.size)
+        ranked = np.lexsort((position, -counts))
+        return ranked[(counts[ranked] > 0) | (position[ranked] < d)][:cap]
+
+    def _refit(self, template, X, y, kept):
+        started = time.perf_counter()
+        if kept.size == 0:
+            # No split is possible at all (mu_max = 0: too few rows, say):
+            # the model of no feature predicts the prior, as the booster's
+            # base score would.
+            model = (DummyClassifier if is_classifier(template) else DummyRegressor)()
+        else:
+            model = clone(template).set_params(penalty="none", mu=0.0, max_features=None)
+            model.set_params(feature_costs=None, feature_bags=None)
+        model.fit(X[:, np.sort(kept)], y)
+        self.timings_["refits"] += time.perf_counter() - started
+        return model
+
+    def _results(self, orders, budgets, scores, used) -> dict:
+        n_folds = scores.shape[2]
+        flat = scores.reshape(-1, n_folds)
+        mean = flat.mean(axis=1)
+        results = {
+            "order": np.repeat(np.array(orders), budgets.size),
+            "budget": np.tile(budgets, len(orders)),
+            "n_features": used.reshape(-1, n_folds).mean(axis=1),
+            "mean_test_score": mean,
+            "std_test_score": flat.std(axis=1),
+        }
+        for i in range(n_folds):
+            results[f"split{i}_test_score"] = flat[:, i]
+        # Rank 1 is the best; equal means share the lowest rank.
+        results["rank_test_score"] = np.searchsorted(np.sort(-mean), -mean) + 1
+        return results
+
+    def _choose(self, scores, used) -> tuple[int, int]:
+        """(order, budget) indices: the best mean, or the fewest features
+        within one standard error of it."""
+        mean = scores.mean(axis=2)
+        o, b = np.unravel_index(np.argmax(mean), mean.shape)
+        if self.rule == "best":
+            return int(o), int(b)
+        n_folds = scores.shape[2]
+        se = scores[o, b].std() / np.sqrt(n_folds)
+        within = mean >= mean[o, b] - se
+        size = np.where(within, used.mean(axis=2), np.inf)
+        # Fewest features; among those, the best mean.
+        candidates = np.argwhere(size == size.min())
+        best = max(candidates, key=lambda ob: mean[tuple(ob)])
+        return int(best[0]), int(best[1])
+
+
+def _by_importance(model, features):
+    """``features`` sorted by their gain importance in ``model`` (equal
+    importances keep the order of ``features``)."""
+    importances = model.get_feature_importance("gain")[features]
+    return features[np.argsort(-importances, kind="stable")]

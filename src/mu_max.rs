@@ -1,0 +1,57 @@
+//! μ_max: the smallest μ at which the first round of a fit admits no
+//! feature, as glmnet's λ_max is the smallest λ that keeps every
+//! coefficient at zero. With μ ≥ μ_max the first round grows no tree, the
+//! gradients never change, and the model is its base score; a μ given
+//! relative to μ_max (`mu_relative`) means the same at any data scale.
+//!
+//! Every feature is new at the first round's roots, so a split of gain `g`
+//! on feature j pays while `g − S·(μ + c_j) > min_gain` (SPEC section 2),
+//! that is while `μ < (g − min_gain)/S − c_j`. μ_max is the largest of
+//! these over the features of every job of the first round, each job's
+//! root on the rows and features its first tree draws. It is computed by
+//! exhaustive search: with group testing the first root scans only its
+//! candidates, so a μ just below μ_max may still grow nothing there.
+
+use crate::grower::TreeGrower;
+use crate::params::{BoosterParams, PenaltyKind};
+use crate::selection::Selection;
+use crate::units::{ldexp, Units};
+
+/// μ_max in the fit's units, from each first-round job's root: `roots`
+/// yields, per job, its model (Ω view), gradients, hessians, rows and
+/// features. `min_gain` is in the fit's units.
+pub(crate) fn first_round<'r>(
+    grower: &mut TreeGrower,
+    selection: &Selection,
+    min_gain: f64,
+    roots: impl Iterator<Item = Root<'r>>,
+) -> f64 {
+    let mut mu_max = 0.0_f64;
+    for root in roots {
+        let (scale, candidates) =
+            grower.root_candidates(root.grad, root.hess, &root.rows, &root.features);
+        for split in candidates {
+            if let Some(mu) = selection.break_even_mu(scale, split.feature, split.gain - min_gain) {
+                mu_max = mu_max.max(mu);
+            }
+        }
+    }
+    mu_max
+}
+
+/// One first-round job's root.
+pub(crate) struct Root<'r> {
+    pub grad: &'r [f64],
+    pub hess: &'r [f64],
+    pub rows: Vec<u32>,
+    pub features: Vec<usize>,
+}
+
+/// μ_max in the user's units: GBFS's μ is a gain, A-GBM's a fraction of
+/// the root scale (the same in any units).
+pub(crate) fn in_user_units(mu_max: f64, params: &BoosterParams, units: &Units) -> f64 {
+    match params.penalty {
+        PenaltyKind::Gbfs => ldexp(mu_max, units.gain_exponent()),
+        _ => mu_max,
+    }
+}

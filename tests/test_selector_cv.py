@@ -1,0 +1,157 @@
+"""SparseBoostSelectorCV: a feature budget chosen by cross-validation."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from sparseboost import SparseBoostClassifier, SparseBoostRegressor, SparseBoostSelectorCV
+
+
+def _planted(seed=0, n=600, d=30):
+    """Class labels from features 3, 11 and 20 (linear, a step, a
+    threshold); the rest are noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    logit = 2.5 * X[:, 3] + 2.0 * np.sign(X[:, 11]) + 2.0 * (X[:, 20] > 0.5)
+    y = (logit + rng.logistic(size=n) > 0).astype(int)
+    return X, y
+
+
+def _booster(**params):
+    base = dict(n_estimators=60, learning_rate=0.1, max_leaves=7, min_samples_leaf=10)
+    return SparseBoostClassifier(**{**base, **params}, random_state=0)
+
+
+@parametrize_with_checks(
+    [SparseBoostSelectorCV(max_features=2, cv=2, random_state=0)],
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_finds_the_planted_features_and_keeps_no_noise_under_one_se():
+    X, y = _planted()
+    selector = SparseBoostSelectorCV(_booster(), max_features=8, rule="one_se", cv=4).fit(X, y)
+    assert set(selector.selected_features_) == {3, 11, 20}
+    assert selector.n_features_ == 3
+    assert np.flatnonzero(selector.get_support()).tolist() == [3, 11, 20]
+    assert selector.transform(X).shape == (X.shape[0], 3)
+    proba = selector.predict_proba(X)
+    assert proba.shape == (X.shape[0], 2) and selector.score(X, y) > 0.8
+
+
+def test_cv_results_describe_the_choice():
+    X, y = _planted(1)
+    selector = SparseBoostSelectorCV(
+        _booster(), max_features=6, budgets=[1, 2, 4, 6], cv=3, order=["entry", "importance"]
+    ).fit(X, y)
+    results = selector.cv_results_
+    assert list(results["budget"]) == [1, 2, 4, 6] * 2
+    assert list(results["order"]) == ["entry"] * 4 + ["importance"] * 4
+    splits = np.column_stack([results[f"split{i}_test_score"] for i in range(3)])
+    np.testing.assert_allclose(results["mean_test_score"], splits.mean(axis=1))
+    np.testing.assert_allclose(results["std_test_score"], splits.std(axis=1))
+    assert np.all(results["n_features"] <= results["budget"])
+    best = np.argmax(results["mean_test_score"])
+    assert results["rank_test_score"][best] == 1
+    assert selector.order_ == results["order"][best]
+    assert selector.n_features_ == min(
+        results["budget"][best], len(selector.ranking_[selector.order_])
+    )
+    # The first budget's score is a 1-feature model: worse than the best.
+    assert results["mean_test_score"][0] < results["mean_test_score"][best]
+
+
+def test_one_se_keeps_fewer_features_within_one_standard_error():
+    X, y = _planted(2)
+    params = dict(max_features=8, cv=4, order="entry")
+    best = SparseBoostSelectorCV(_booster(), **params).fit(X, y)
+    one_se = SparseBoostSelectorCV(_booster(), rule="one_se", **params).fit(X, y)
+    results = one_se.cv_results_
+    top = np.argmax(results["mean_test_score"])
+    se = results["std_test_score"][top] / np.sqrt(4)
+    chosen = list(results["budget"]).index(one_se.n_features_)
+    assert one_se.n_features_ <= best.n_features_
+    assert results["mean_test_score"][chosen] >= results["mean_test_score"][top] - se
+    smaller = results["n_features"] < results["n_features"][chosen]
+    assert np.all(results["mean_test_score"][smaller] < results["mean_test_score"][top] - se)
+
+
+def test_each_fold_orders_features_on_its_training_rows_only():
+    """Column 30 predicts rows 0-199 perfectly and is noise on the others:
+    an ordering fit that saw fold 0's held-out rows (0-199) would rank it
+    first."""
+    X, y = _planted(3, n=400)
+    folds = [(np.arange(200, 400), np.arange(200)), (np.arange(200), np.arange(200, 400))]
+    leak = np.random.default_rng(0).normal(size=len(y))
+    leak[:200] = y[:200] * 10.0
+    X = np.column_stack([X, leak])
+    booster = _booster(max_features=3)
+    selector = SparseBoostSelectorCV(booster, max_features=3, cv=folds, order="entry").fit(X, y)
+    fold0 = selector.fold_rankings_[0]["entry"]
+    np.testing.assert_array_equal(fold0, clone(booster).fit(X[200:], y[200:]).selected_features_)
+    assert 30 not in fold0
+    assert selector.ranking_["entry"][0] == 30  # on all rows it does enter first
+
+
+def test_regression_and_a_pipeline():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(size=(500, 20))
+    y = 3 * X[:, 2] + np.sin(6 * X[:, 7]) + rng.normal(0, 0.1, 500)
+    booster = SparseBoostRegressor(n_estimators=60, min_samples_leaf=10, random_state=0)
+    selector = SparseBoostSelectorCV(booster, max_features=5, cv=3, rule="one_se").fit(X, y)
+    assert set(selector.selected_features_) == {2, 7}
+    assert np.all(selector.cv_results_["mean_test_score"] <= 0)  # negated RMSE
+    Xc, yc = _planted(5)
+    pipe = make_pipeline(
+        SparseBoostSelectorCV(_booster(), max_features=4, cv=3), LogisticRegression()
+    )
+    pipe.fit(Xc, yc)
+    assert pipe.score(Xc, yc) > 0.7
+    assert pipe[0].n_features_ == pipe[1].coef_.shape[1]
+
+
+def test_same_random_state_same_result():
+    X, y = _planted(6)
+    a = SparseBoostSelectorCV(max_features=5, cv=3, random_state=7).fit(X, y)
+    b = clone(a).fit(X, y)
+    np.testing.assert_array_equal(a.selected_features_, b.selected_features_)
+    np.testing.assert_array_equal(
+        a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [
+        (dict(max_features=0), "max_features"),
+        (dict(max_features=2.5), "max_features"),
+        (dict(budgets=[0, 1]), "budgets"),
+        (dict(budgets=[1, 9]), "budgets"),
+        (dict(order="alphabetical"), "order"),
+        (dict(rule="two_se"), "rule"),
+        (dict(n_subsamples=0), "n_subsamples"),
+    ],
+)
+def test_bad_parameters_are_named(params, name):
+    X, y = _planted(7, n=100)
+    with pytest.raises(ValueError, match=name):
+        SparseBoostSelectorCV(_booster(), cv=2, **{"max_features": 4, **params}).fit(X, y)
+
+
+def test_a_penalty_that_selects_nothing_is_an_error_naming_mu_max():
+    X, y = _planted(8, n=200)
+    with pytest.raises(ValueError, match="mu_max"):
+        with pytest.warns(UserWarning):
+            SparseBoostSelectorCV(_booster(mu=0.99), max_features=3, cv=2).fit(X, y)
+
+
+def test_stability_and_unpenalised_orders_rank_the_planted_features_first():
+    X, y = _planted(9)
+    selector = SparseBoostSelectorCV(
+        _booster(), max_features=5, cv=2, order=["stability", "unpenalised"], n_subsamples=6
+    ).fit(X, y)
+    for name in ("stability", "unpenalised"):
+        assert set(selector.ranking_[name][:3]) == {3, 11, 20}, name
