@@ -324,11 +324,17 @@ def main(argv=None):
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--caps", default="5,10,20")
+    parser.add_argument(
+        "--merge",
+        help="a results JSON of an earlier run whose rows (of data sets not run now) join the table",
+    )
     args = parser.parse_args(argv)
     datasets = args.datasets.split(",")
     methods = args.methods.split(",")
     caps = [int(c) for c in args.caps.split(",")]
     rows = []
+    if args.merge:
+        rows = [r for r in json.loads(Path(args.merge).read_text()) if r["dataset"] not in datasets]
     for name in datasets:
         rows += run(name, methods, caps)
         RESULTS.parent.mkdir(exist_ok=True)

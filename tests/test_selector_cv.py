@@ -155,3 +155,14 @@ def test_stability_and_unpenalised_orders_rank_the_planted_features_first():
     ).fit(X, y)
     for name in ("stability", "unpenalised"):
         assert set(selector.ranking_[name][:3]) == {3, 11, 20}, name
+
+
+def test_a_ranking_shorter_than_the_cap_goes_on_along_a_falling_penalty():
+    X, y = _planted(10)
+    booster = _booster(mu="0.6*mu_max")
+    alone = clone(booster).set_params(max_features=8).fit(X, y).selected_features_
+    assert alone.size < 8  # the strong penalty admits few features
+    selector = SparseBoostSelectorCV(booster, max_features=8, cv=2, order="entry").fit(X, y)
+    ranking = selector.ranking_["entry"]
+    assert ranking.size == 8 and np.unique(ranking).size == 8
+    np.testing.assert_array_equal(ranking[: alone.size], alone)

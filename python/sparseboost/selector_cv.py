@@ -21,7 +21,7 @@ from sklearn.model_selection import check_cv
 
 from ._base import BaseSparseBoost, FeatureSelectorMixin
 from ._refit import RefitDelegates
-from ._validation import check_X, naming, resolve_seed
+from ._validation import check_X, engine_mu, naming, resolve_seed
 from .selectors import WrapsBooster, default_booster
 
 # How each order ranks the features, from the fits it needs.
@@ -58,7 +58,9 @@ class SparseBoostSelectorCV(
     order : str or list of str, default=("entry", "importance")
         How the selected features are ranked, CV choosing among several:
         "entry" (the order they enter the penalised fit), "importance"
-        (their gain importance in that fit), "unpenalised" (gain importance
+        (their gain importance in that fit) — when that fit admits fewer
+        than ``max_features``, both go on with the features that enter fits
+        at a fifth, a 25th of its mu and at mu = 0, in entry order — "unpenalised" (gain importance
         in a booster without penalty: GBDT top-K; one more fit per fold),
         "stability" (how often they are selected in ``n_subsamples``
         penalised fits on half the rows, then entry order; that many more
@@ -252,12 +254,13 @@ class SparseBoostSelectorCV(
                 "the penalised estimator selected no feature (its mu is at or above mu_max="
                 f"{penalised.mu_max_}); give it a smaller mu, e.g. mu='0.05*mu_max'"
             )
+        extension = self._extend(template, X, y, cap, entry, penalised.mu_max_)
         rankings = {}
         for name in orders:
             if name == "entry":
-                rankings[name] = entry
+                rankings[name] = np.concatenate([entry, extension])
             elif name == "importance":
-                rankings[name] = _by_importance(penalised, entry)
+                rankings[name] = np.concatenate([_by_importance(penalised, entry), extension])
             elif name == "unpenalised":
                 plain = clone(template).set_params(penalty="none", max_features=None).fit(X, y)
                 every = np.arange(X.shape[1])
@@ -266,6 +269,24 @@ class SparseBoostSelectorCV(
                 rankings[name] = self._stability(template, X, y, cap, entry)
         self.timings_["ordering"] += time.perf_counter() - started
         return rankings, penalised
+
+    def _extend(self, template, X, y, cap, entry, mu_max):
+        """Features to rank after ``entry`` when the penalised fit admits
+        fewer than ``cap``: those that enter fits at smaller mu (each a
+        fifth of the last, then no penalty), in the order they enter,
+        until ``cap`` are ranked; the path of a penalty falling towards 0,
+        as glmnet's path of a falling lambda."""
+        ranked = list(entry)
+        if not ranked or mu_max is None:
+            return np.array([], dtype=int)
+        value, relative = engine_mu(template.mu)
+        for factor in (0.2, 0.04, 0.0):
+            if len(ranked) >= cap:
+                break
+            mu = f"{value * factor!r}*mu_max" if relative else value * factor
+            model = clone(template).set_params(max_features=cap, mu=mu).fit(X, y)
+            ranked += [f for f in model.selected_features_ if f not in ranked]
+        return np.array(ranked[len(entry) : cap], dtype=int)
 
     def _stability(self, template, X, y, cap, entry):
         """Features by how often penalised fits on half the rows select
