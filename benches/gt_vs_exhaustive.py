@@ -48,34 +48,18 @@ import time
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 import sparseboost as sb
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedShuffleSplit
 
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
-from selector_comparison import DATA_DIR, load  # noqa: E402
+from selector_comparison import load, load_dorothea  # noqa: E402
 
 DATASETS = ("madelon", "arcene", "dexter", "dorothea", "adult")
 METHODS = ("exhaustive", "group_testing", "auto")
 SHORT = {"exhaustive": "exh", "group_testing": "gt", "auto": "auto"}
 COMMON = dict(n_estimators=300, learning_rate=0.05, max_leaves=15, min_samples_leaf=5)
-
-
-def load_dorothea():
-    """Dorothea's reconstructed training rows, dense float32, labels 0/1."""
-    d = DATA_DIR / "dorothea"
-    rows, cols = [], []
-    with open(d / "dorothea_train_reconstructed.data") as f:
-        for i, line in enumerate(f):
-            for token in line.split():
-                rows.append(i)
-                cols.append(int(token) - 1)
-    n = i + 1
-    X = sp.csr_matrix((np.ones(len(rows), np.float32), (rows, cols)), shape=(n, 88119))
-    y = (np.loadtxt(d / "dorothea_train.labels") > 0).astype(int)
-    return X.toarray(), y
 
 
 def training_rows(name):

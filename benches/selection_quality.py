@@ -58,13 +58,12 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # no spinning on a shared machine
 import lightgbm as lgb  # noqa: E402
 import numpy as np
-import scipy.sparse as sp
 import sparseboost as sb
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from selector_comparison import DATA_DIR, load  # noqa: E402
+from selector_comparison import load, load_dorothea  # noqa: E402
 
 DATASETS = ("madelon", "arcene", "dexter", "dorothea", "adult")
 METHODS = ("sb-agbm", "sb-gbfs", "sb-gt", "sb-topk", "lgbm-topk", "lgbm-cegb")
@@ -77,15 +76,7 @@ def splits(name):
     if name != "dorothea":
         X, y, Xv, yv, note = load(name, adult_train=None)
         return [(X, y, Xv, yv)], note
-    folder = DATA_DIR / "dorothea"
-    rows, cols = [], []
-    with open(folder / "dorothea_train_reconstructed.data") as f:
-        for i, line in enumerate(f):
-            for token in line.split():
-                rows.append(i)
-                cols.append(int(token) - 1)
-    X = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(i + 1, 88119)).toarray()
-    y = (np.loadtxt(folder / "dorothea_train.labels") > 0).astype(int)
+    X, y = load_dorothea()
     out = []
     for seed in (0, 1):
         Xt, Xv, yt, yv = train_test_split(X, y, test_size=0.4, stratify=y, random_state=seed)
@@ -326,7 +317,7 @@ def main(argv=None):
     parser.add_argument("--caps", default="5,10,20")
     parser.add_argument(
         "--merge",
-        help="a results JSON of an earlier run whose rows (of data sets not run now) join the table",
+        help="an earlier run's results JSON: its rows of data sets not run now join the table",
     )
     args = parser.parse_args(argv)
     datasets = args.datasets.split(",")

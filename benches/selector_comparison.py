@@ -81,6 +81,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 import sparseboost as sb
 from sklearn.datasets import load_svmlight_file
 from sklearn.metrics import roc_auc_score
@@ -108,6 +109,21 @@ def _load_nolabel_svm(path, n_features):
 
 def _labels(path):
     return (np.loadtxt(path) > 0).astype(int)
+
+
+def load_dorothea():
+    """Dorothea's reconstructed training rows, dense float32, labels 0/1."""
+    d = DATA_DIR / "dorothea"
+    rows, cols = [], []
+    with open(d / "dorothea_train_reconstructed.data") as f:
+        for i, line in enumerate(f):
+            for token in line.split():
+                rows.append(i)
+                cols.append(int(token) - 1)
+    n = i + 1
+    X = sp.csr_matrix((np.ones(len(rows), np.float32), (rows, cols)), shape=(n, 88119))
+    y = (np.loadtxt(d / "dorothea_train.labels") > 0).astype(int)
+    return X.toarray(), y
 
 
 def load(name, adult_train):
