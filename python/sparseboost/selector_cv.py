@@ -55,7 +55,7 @@ class SparseBoostSelectorCV(
     budgets : array-like of int or None, default=None
         The budgets k to score (each in [1, max_features]); None for every
         k from 1 to ``max_features``.
-    order : str or list of str, default=("entry", "importance")
+    order : str or list of str, default=("entry", "importance", "unpenalised")
         How the selected features are ranked, CV choosing among several:
         "entry" (the order they enter the penalised fit), "importance"
         (their gain importance in that fit) — when that fit admits fewer
@@ -115,7 +115,7 @@ class SparseBoostSelectorCV(
         *,
         max_features=20,
         budgets=None,
-        order=("entry", "importance"),
+        order=("entry", "importance", "unpenalised"),
         cv=5,
         scoring=None,
         rule="best",
