@@ -58,13 +58,14 @@ class SparseBoostSelectorCV(
     order : str or list of str, default=("entry", "importance", "unpenalised")
         How the selected features are ranked, CV choosing among several:
         "entry" (the order they enter the penalised fit), "importance"
-        (their gain importance in that fit) — when that fit admits fewer
-        than ``max_features``, both go on with the features that enter fits
-        at a fifth, a 25th of its mu and at mu = 0, in entry order — "unpenalised" (gain importance
+        (their gain importance in that fit), "unpenalised" (gain importance
         in a booster without penalty: GBDT top-K; one more fit per fold),
         "stability" (how often they are selected in ``n_subsamples``
         penalised fits on half the rows, then entry order; that many more
-        fits per fold).
+        fits per fold). When the penalised fit admits fewer than
+        ``max_features`` features, "entry" and "importance" go on with the
+        features that enter fits at a fifth and a 25th of its mu and at
+        mu = 0, in entry order.
     cv : int, cross-validation generator or iterable, default=5
         As in scikit-learn (stratified folds for a classifier).
     scoring : str, callable or None, default=None
