@@ -62,6 +62,12 @@ impl Omega {
         self.group.admits(feature)
     }
 
+    /// True if no feature outside Ω may enter any more (see
+    /// [`FeatureSet::is_closed`]).
+    pub fn is_closed(&self) -> bool {
+        self.group.is_closed()
+    }
+
     /// The features used by any job, in the order they entered.
     pub fn used_in_order(&self) -> &[usize] {
         self.group.used_in_order()

@@ -128,6 +128,11 @@ impl TreeSelection<'_> {
         self.omega.commit(self.view, feature)
     }
 
+    /// True if no feature outside Ω may enter any more.
+    pub fn omega_closed(&self) -> bool {
+        self.omega.is_closed()
+    }
+
     /// Ω (Ω_G in a multitask fit) in entry order.
     pub fn used_in_order(&self) -> &[usize] {
         self.omega.used_in_order()

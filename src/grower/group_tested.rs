@@ -41,9 +41,7 @@ pub(super) struct GroupTesting {
     allowed: Vec<bool>,
     /// `gt_max_rows`.
     max_rows: Option<usize>,
-    /// `max_features`, when no feature outside Ω can be free (no bags).
-    max_features: Option<usize>,
-    /// Ω holds `max_features` features: no new feature may enter, so
+    /// Ω is closed (`max_features` reached): no new feature may enter, so
     /// nodes run no tests (their candidates could never be split on).
     closed: bool,
 }
@@ -81,9 +79,6 @@ impl GroupTesting {
             n_excluded: 0,
             allowed: vec![false; d],
             max_rows: params.gt_max_rows,
-            max_features: params
-                .max_features
-                .filter(|_| params.feature_bags.is_none()),
             closed: false,
         })
     }
@@ -101,9 +96,10 @@ impl GroupTesting {
         }
     }
 
-    /// Ω (in entry order) grew: leave its first features out of the tests.
-    pub(super) fn follow(&mut self, omega: &[usize]) {
-        self.closed = self.max_features.is_some_and(|k| omega.len() >= k);
+    /// Ω (in entry order) grew, and may be `closed`: leave its first
+    /// features out of the tests.
+    pub(super) fn follow(&mut self, omega: &[usize], closed: bool) {
+        self.closed = closed;
         let upto = omega.len().min(MAX_EXCLUDED);
         for &feature in &omega[self.n_excluded.min(upto)..upto] {
             self.excluded.add(&self.cache, feature);

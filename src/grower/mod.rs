@@ -193,7 +193,11 @@ impl<'a> TreeGrower<'a> {
             best: None,
         };
         if let Some(source) = &mut self.per_node {
-            source.begin_tree(features, selection.used_in_order());
+            source.begin_tree(
+                features,
+                selection.used_in_order(),
+                selection.omega_closed(),
+            );
         }
         let root_scale = root_scale(&rows, grad, hess, root_stats);
         selection.begin_tree(root_scale);
@@ -226,7 +230,7 @@ impl<'a> TreeGrower<'a> {
             // stale.
             let changed = selection.commit(split.feature);
             if let Some(source) = &mut self.per_node {
-                source.follow(selection.used_in_order());
+                source.follow(selection.used_in_order(), selection.omega_closed());
             }
             match changed {
                 Changed::Nothing => {}

@@ -69,21 +69,22 @@ impl NodeSampling {
 }
 
 impl PerNode {
-    /// A tree starts that may use `features` (ascending).
-    pub(super) fn begin_tree(&mut self, features: &[usize], omega: &[usize]) {
+    /// A tree starts that may use `features` (ascending), with Ω in entry
+    /// order (`closed` once no feature outside it may enter).
+    pub(super) fn begin_tree(&mut self, features: &[usize], omega: &[usize], closed: bool) {
         match self {
             PerNode::GroupTesting(gt) => {
                 gt.begin_tree(features);
-                gt.follow(omega);
+                gt.follow(omega, closed);
             }
             PerNode::Sampled(s) => s.features = features.to_vec(),
         }
     }
 
-    /// A split was made and Ω (in entry order) may have grown.
-    pub(super) fn follow(&mut self, omega: &[usize]) {
+    /// A split was made and Ω (in entry order) may have grown or closed.
+    pub(super) fn follow(&mut self, omega: &[usize], closed: bool) {
         if let PerNode::GroupTesting(gt) = self {
-            gt.follow(omega);
+            gt.follow(omega, closed);
         }
     }
 

@@ -16,6 +16,8 @@ pub struct FeatureSet {
     used: Vec<bool>,
     /// Stop admitting new bags once this many features are used.
     max_features: Option<usize>,
+    /// Some bag holds several features.
+    bagged: bool,
 }
 
 impl FeatureSet {
@@ -32,6 +34,7 @@ impl FeatureSet {
         for (feature, &bag) in bag_of.iter().enumerate() {
             members[bag].push(feature);
         }
+        let bagged = members.iter().any(|m| m.len() > 1);
         FeatureSet {
             paid: vec![false; labels.len()],
             members,
@@ -39,6 +42,7 @@ impl FeatureSet {
             bag_of,
             used_in_order: Vec::new(),
             max_features,
+            bagged,
         }
     }
 
@@ -58,6 +62,15 @@ impl FeatureSet {
             || self
                 .max_features
                 .is_none_or(|k| self.used_in_order.len() < k)
+    }
+
+    /// True if no feature outside Ω may enter any more: `max_features`
+    /// are used and no bag can make an unused feature free.
+    pub fn is_closed(&self) -> bool {
+        !self.bagged
+            && self
+                .max_features
+                .is_some_and(|k| self.used_in_order.len() >= k)
     }
 
     /// Record a split on `feature` and say which features it made free.
