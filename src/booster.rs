@@ -38,7 +38,7 @@ pub fn fit_with(
 ) -> Result<(Model, History)> {
     params.validate()?;
     data.validate()?;
-    params.validate_for(data.n_features)?;
+    params.validate_for(data.n_features())?;
     let objective = objective_for(params);
     let queries = data.queries();
     let targets = Targets {
@@ -72,7 +72,7 @@ pub fn fit_with(
             populations: vec![population],
             jobs,
             base_scores: vec![base],
-            selection: Selection::single(params, data.n_features, &units),
+            selection: Selection::single(params, data.n_features(), &units),
             evals,
             shared_start: None,
         };
@@ -92,8 +92,6 @@ pub(crate) fn check_eval_set(
     let name = format!("eval_set[{s}]");
     let as_data = TrainingData {
         x: eval.x,
-        n_rows: eval.n_rows,
-        n_features: data.n_features,
         y: eval.y,
         weights: eval.weights,
         group_sizes: eval.group_sizes,
@@ -101,12 +99,19 @@ pub(crate) fn check_eval_set(
     as_data
         .validate()
         .map_err(|e| crate::SbError::InvalidInput(format!("{name}: {e}")))?;
+    if eval.x.n_features != data.n_features() {
+        return Err(crate::SbError::InvalidInput(format!(
+            "{name}: X has {} features, but the training data has {}",
+            eval.x.n_features,
+            data.n_features()
+        )));
+    }
     if let Some(task) = eval.task {
-        if task.len() != eval.n_rows {
+        if task.len() != eval.x.n_rows {
             return Err(crate::SbError::InvalidInput(format!(
                 "{name}: task has {} labels for {} rows",
                 task.len(),
-                eval.n_rows
+                eval.x.n_rows
             )));
         }
     }

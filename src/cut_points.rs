@@ -68,6 +68,29 @@ impl ValueBuckets {
 /// The greedy walk over every distinct value, after a full sort.
 pub fn sorted_cut_points(values: &[f64], max_bins: usize) -> Vec<f64> {
     let (distinct, counts) = sorted_distinct(values);
+    walk_distinct(&distinct, &counts, max_bins)
+}
+
+/// The cut points of `values` together with `zeros` more values equal to
+/// 0.0: a sparse column's sample, whose zeros are not stored. The same cuts
+/// as [`cut_points`] of the column written out in full, without writing
+/// out the zeros.
+pub fn cut_points_with_zeros(values: &[f64], zeros: usize, max_bins: usize) -> Vec<f64> {
+    let (mut distinct, mut counts) = sorted_distinct(values);
+    if zeros > 0 {
+        let at = distinct.partition_point(|&v| v < 0.0);
+        if distinct.get(at) == Some(&0.0) {
+            counts[at] += zeros;
+        } else {
+            distinct.insert(at, 0.0);
+            counts.insert(at, zeros);
+        }
+    }
+    walk_distinct(&distinct, &counts, max_bins)
+}
+
+/// The cuts of ascending distinct values that occur `counts` times.
+fn walk_distinct(distinct: &[f64], counts: &[usize], max_bins: usize) -> Vec<f64> {
     if distinct.len() <= max_bins {
         return distinct.windows(2).map(|w| midpoint(w[0], w[1])).collect();
     }
@@ -302,5 +325,30 @@ mod tests {
                 assert!(want.len() < max_bins);
             }
         }
+    }
+
+    #[test]
+    fn zeros_left_out_give_the_cuts_of_the_full_column() {
+        let mut rng = Rng::new(9);
+        for (n_values, zeros, max_bins) in [(50, 500, 255), (3000, 6000, 255), (3000, 10, 16)] {
+            let values: Vec<f64> = (0..n_values)
+                .map(|i| match i % 9 {
+                    0 => f64::NAN,
+                    1 => 0.0,
+                    2 => -0.0,
+                    _ => rng.next_f64() * 4.0 - 2.0,
+                })
+                .collect();
+            let mut full = values.clone();
+            full.extend(std::iter::repeat_n(0.0, zeros));
+            assert_eq!(
+                cut_points_with_zeros(&values, zeros, max_bins),
+                cut_points(&full, max_bins),
+                "{n_values} values, {zeros} zeros"
+            );
+        }
+        let positive = [3.0, 1.0, 2.0];
+        assert_eq!(cut_points_with_zeros(&positive, 4, 255), vec![0.5, 1.5, 2.5]);
+        assert_eq!(cut_points_with_zeros(&[], 4, 255), Vec::<f64>::new());
     }
 }

@@ -1,21 +1,19 @@
 //! The training set and the limits of a fit.
 
-use crate::binning::{bin_matrix, BinnedData};
+use crate::binning::{bin_features, BinnedData};
+use crate::matrix::FeatureMatrix;
 use crate::error::{Result, SbError};
 use crate::interrupt::ShouldStop;
 use crate::params::BoosterParams;
 use std::ops::Range;
 
-/// The training set: a row-major matrix `x` of shape (n_rows, n_features),
-/// targets `y` (n_rows) and optional non-negative sample weights (n_rows).
+/// The training set: a feature matrix `x` of shape (n_rows, n_features)
+/// (dense or sparse, float64 or float32), targets `y` (n_rows) and optional
+/// non-negative sample weights (n_rows).
 #[derive(Debug, Clone, Copy)]
 pub struct TrainingData<'a> {
-    /// Row-major features, NaN for missing.
-    pub x: &'a [f64],
-    /// n.
-    pub n_rows: usize,
-    /// d.
-    pub n_features: usize,
+    /// Features, NaN for missing.
+    pub x: FeatureMatrix<'a>,
     /// Targets.
     pub y: &'a [f64],
     /// Sample weights, or `None` for all ones.
@@ -33,41 +31,54 @@ pub const MAX_ROWS: usize = u32::MAX as usize;
 /// sums of up to 2²⁴ levels of 255 fit 32 bits.
 pub const MAX_FEATURES: usize = 1 << 24;
 
-impl TrainingData<'_> {
+impl<'a> TrainingData<'a> {
+    /// Dense row-major float64 features of shape (n_rows, n_features).
+    pub fn dense(x: &'a [f64], n_rows: usize, n_features: usize, y: &'a [f64]) -> Self {
+        TrainingData {
+            x: FeatureMatrix::dense(x, n_rows, n_features),
+            y,
+            weights: None,
+            group_sizes: None,
+        }
+    }
+
+    /// n.
+    pub fn n_rows(&self) -> usize {
+        self.x.n_rows
+    }
+
+    /// d.
+    pub fn n_features(&self) -> usize {
+        self.x.n_features
+    }
+
     /// Reject shapes and values no fit can use.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(SbError::InvalidInput(m));
-        if self.n_rows == 0 {
+        if self.n_rows() == 0 {
             return bad("X has no rows".into());
         }
-        if self.n_rows > MAX_ROWS {
+        if self.n_rows() > MAX_ROWS {
             return bad(format!(
                 "X has {} rows; at most {MAX_ROWS} (2^32 - 1) are supported",
-                self.n_rows
+                self.n_rows()
             ));
         }
-        if self.n_features == 0 {
+        if self.n_features() == 0 {
             return bad("X has no features".into());
         }
-        if self.n_features > MAX_FEATURES {
+        if self.n_features() > MAX_FEATURES {
             return bad(format!(
                 "X has {} features; at most {MAX_FEATURES} (2^24) are supported",
-                self.n_features
+                self.n_features()
             ));
         }
-        if self.x.len() != self.n_rows * self.n_features {
-            return bad(format!(
-                "X has {} values, expected {} x {}",
-                self.x.len(),
-                self.n_rows,
-                self.n_features
-            ));
-        }
-        if self.y.len() != self.n_rows {
+        self.x.validate()?;
+        if self.y.len() != self.n_rows() {
             return bad(format!(
                 "y has {} values but X has {} rows",
                 self.y.len(),
-                self.n_rows
+                self.n_rows()
             ));
         }
         if let Some(i) = self.y.iter().position(|v| !v.is_finite()) {
@@ -77,11 +88,11 @@ impl TrainingData<'_> {
             ));
         }
         if let Some(w) = self.weights {
-            if w.len() != self.n_rows {
+            if w.len() != self.n_rows() {
                 return bad(format!(
                     "sample_weight has {} values but X has {} rows",
                     w.len(),
-                    self.n_rows
+                    self.n_rows()
                 ));
             }
             if let Some(i) = w.iter().position(|v| !v.is_finite() || *v < 0.0) {
@@ -99,10 +110,10 @@ impl TrainingData<'_> {
                 return bad(format!("group has an empty query (group[{q}] = 0)"));
             }
             let total = sizes.iter().try_fold(0usize, |a, &s| a.checked_add(s));
-            if total != Some(self.n_rows) {
+            if total != Some(self.n_rows()) {
                 return bad(format!(
                     "group sizes must sum to the number of rows of X ({}), got {}",
-                    self.n_rows,
+                    self.n_rows(),
                     total.map_or("more than 2^64".to_string(), |t| t.to_string())
                 ));
             }
@@ -134,10 +145,8 @@ pub fn bin_training_data(
     params: &BoosterParams,
     should_stop: &ShouldStop,
 ) -> Result<BinnedData> {
-    bin_matrix(
-        data.x,
-        data.n_rows,
-        data.n_features,
+    bin_features(
+        &data.x,
         params.max_bins,
         params.bin_sample_rows,
         params.seed,

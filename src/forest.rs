@@ -21,11 +21,12 @@
 //! before it, so they are grown in order (the paper notes this loss of
 //! parallelism).
 
-use crate::binning::{bin_matrix, BinnedData};
+use crate::binning::{bin_features, BinnedData};
 use crate::error::{Result, SbError};
 use crate::feature_sampling::{DynamicWeights, Fading, FeatureCount, FeatureSampling};
 use crate::grower::{GrownTree, NodeSampling, TreeGrower};
 use crate::interrupt::{self, ShouldStop};
+use crate::matrix::FeatureMatrix;
 use crate::model::Model;
 use crate::model_builder::ModelBuilder;
 use crate::objective::weighted_mean;
@@ -118,18 +119,17 @@ impl ForestParams {
     }
 }
 
-/// Fit a forest on row-major `x` (n × d) to the K rows of `targets`
+/// Fit a forest on `x` (n × d, dense or sparse) to the K rows of `targets`
 /// (K × n: y, or class indicators), with optional row `weights`.
 pub fn fit_forest(
-    x: &[f64],
-    n: usize,
-    d: usize,
+    x: &FeatureMatrix,
     targets: ArrayView2<f64>,
     weights: Option<&[f64]>,
     params: &ForestParams,
     should_stop: &ShouldStop,
 ) -> Result<Forest> {
     params.validate()?;
+    let (n, d) = (x.n_rows, x.n_features);
     let k = targets.nrows();
     if targets.ncols() != n || k == 0 || weights.is_some_and(|w| w.len() != n) {
         return Err(SbError::InvalidInput(format!(
@@ -146,10 +146,8 @@ pub fn fit_forest(
         let y = Array2::from_shape_vec((k, n), units.targets(&flat)).expect("K × n targets");
         let w = units.weights(weights);
         let booster = units.internal_params(&params.tree_params());
-        let binned = bin_matrix(
+        let binned = bin_features(
             x,
-            n,
-            d,
             params.max_bins,
             booster.bin_sample_rows,
             params.seed,

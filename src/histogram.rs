@@ -6,7 +6,7 @@
 //! subtraction, parent − sibling (LightGBM's and scikit-learn's trick: only
 //! the smaller child is ever built).
 
-use crate::binning::BinnedData;
+use crate::binning::{BinnedData, Column, SparseColumn};
 use rayon::prelude::*;
 
 /// Sums over the rows that fall in one bin.
@@ -132,13 +132,12 @@ impl Histogram {
         layout: &HistLayout,
         data: &BinnedData,
         features: &[usize],
-        rows: &[u32],
-        grads: NodeGradients,
+        node: NodeRows,
     ) {
         self.feature_slices_mut(layout, features)
             .into_par_iter()
             .with_min_len(4)
-            .for_each(|(f, out)| build_feature(out, data, f, rows, grads));
+            .for_each(|(f, out)| build_feature(out, data, f, node));
     }
 }
 
@@ -173,26 +172,164 @@ impl NodeGradients<'_> {
     }
 }
 
+/// A node's rows and their gradients, as a histogram reads them.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeRows<'a> {
+    /// The node's row indices. When they cover every row of the data, they
+    /// must be `0..n` in order (dense columns are then read directly).
+    pub rows: &'a [u32],
+    /// The gradients of `rows`: the k-th entry belongs to `rows[k]`
+    /// (gathered beforehand so that dense loops read them in order).
+    pub grads: NodeGradients<'a>,
+    /// Where each row of the data sits among `rows`, and their totals: what
+    /// sparse columns need (`None` when the data has none).
+    pub slots: Option<SlotView<'a>>,
+}
+
+/// The positions of one node's rows among all rows (see [`RowSlots`]) and
+/// the node's totals.
+#[derive(Debug, Clone, Copy)]
+pub struct SlotView<'a> {
+    /// `generation << 32 | position` per row of the data; empty when the
+    /// node holds every row (row r is then at position r).
+    slots: &'a [u64],
+    generation: u64,
+    total: HistBin,
+}
+
+impl SlotView<'_> {
+    /// The position of row `r` among the node's rows, if it is one of them.
+    #[inline(always)]
+    fn position(&self, r: u32) -> Option<usize> {
+        if self.slots.is_empty() {
+            return Some(r as usize);
+        }
+        let s = self.slots[r as usize];
+        (s >> 32 == self.generation).then_some((s & 0xffff_ffff) as usize)
+    }
+}
+
+/// Space to mark a node's rows among all n rows, reused from node to node:
+/// a stamp per row instead of a cleared array, so marking costs the node's
+/// rows, not n.
+#[derive(Debug, Clone, Default)]
+pub struct RowSlots {
+    slots: Vec<u64>,
+    generation: u64,
+}
+
+impl RowSlots {
+    /// Mark `rows` (of `n_rows`), whose gradients are `grads`.
+    pub fn mark(&mut self, n_rows: usize, rows: &[u32], grads: NodeGradients) -> SlotView<'_> {
+        let total = node_total(grads);
+        if rows.len() == n_rows {
+            return SlotView {
+                slots: &[],
+                generation: 0,
+                total,
+            };
+        }
+        if self.slots.len() != n_rows || self.generation >= u32::MAX as u64 {
+            self.slots = vec![0; n_rows];
+            self.generation = 0;
+        }
+        self.generation += 1;
+        let stamp = self.generation << 32;
+        for (k, &r) in rows.iter().enumerate() {
+            self.slots[r as usize] = stamp | k as u64;
+        }
+        SlotView {
+            slots: &self.slots,
+            generation: self.generation,
+            total,
+        }
+    }
+}
+
+/// Σ g, Σ h and the count of a node's gathered gradients.
+fn node_total(grads: NodeGradients) -> HistBin {
+    let mut total = HistBin::default();
+    match grads {
+        NodeGradients::Pairs(pairs) => {
+            for &[g, h] in pairs {
+                total.g += g;
+                total.h += h;
+            }
+        }
+        NodeGradients::ConstantHessian { grad, hess } => {
+            total.g = grad.iter().sum();
+            total.h = grad.len() as f64 * hess;
+        }
+    }
+    total.n = grads.len() as u32;
+    total
+}
+
 /// Fill `out` (feature `f`'s bins) from a node's rows.
-///
-/// `rows` are the node's row indices; the k-th entry of `grads` belongs to
-/// `rows[k]` (gathered beforehand so that the inner loop reads it in order).
-/// When `rows` covers every row of `data`, it must be `0..n` in order, and
-/// the column is read directly.
-pub fn build_feature(
-    out: &mut [HistBin],
-    data: &BinnedData,
-    f: usize,
-    rows: &[u32],
-    grads: NodeGradients,
-) {
-    debug_assert_eq!(rows.len(), grads.len());
-    let column = data.column(f);
-    let lanes = data.skewed.get(f).copied().unwrap_or(false);
-    if rows.len() == data.n_rows {
-        fill_bins(out, column.iter().copied(), grads, lanes);
-    } else {
-        fill_bins(out, rows.iter().map(|&r| column[r as usize]), grads, lanes);
+pub fn build_feature(out: &mut [HistBin], data: &BinnedData, f: usize, node: NodeRows) {
+    debug_assert_eq!(node.rows.len(), node.grads.len());
+    let (rows, grads) = (node.rows, node.grads);
+    match data.column(f) {
+        Column::Dense(column) => {
+            let lanes = data.skewed.get(f).copied().unwrap_or(false);
+            if rows.len() == data.n_rows {
+                fill_bins(out, column.iter().copied(), grads, lanes);
+            } else {
+                fill_bins(out, rows.iter().map(|&r| column[r as usize]), grads, lanes);
+            }
+        }
+        Column::Sparse(column) => {
+            let slots = node.slots.expect("a node's row slots for a sparse column");
+            fill_sparse(out, column, slots, grads);
+        }
+    }
+}
+
+/// Fill `out` from a sparse column: its stored rows that are the node's
+/// add to their bins; the default bin gets what is left of the node's
+/// totals. The cost is the column's stored rows, not the node's.
+fn fill_sparse(out: &mut [HistBin], column: &SparseColumn, slots: SlotView, grads: NodeGradients) {
+    out.fill(HistBin::default());
+    let stored = column.rows.iter().zip(&column.bins);
+    match grads {
+        NodeGradients::Pairs(pairs) => {
+            for (&r, &b) in stored {
+                if let Some(k) = slots.position(r) {
+                    let slot = &mut out[b as usize];
+                    slot.g += pairs[k][0];
+                    slot.h += pairs[k][1];
+                    slot.n += 1;
+                }
+            }
+        }
+        NodeGradients::ConstantHessian { grad, .. } => {
+            for (&r, &b) in stored {
+                if let Some(k) = slots.position(r) {
+                    let slot = &mut out[b as usize];
+                    slot.g += grad[k];
+                    slot.n += 1;
+                }
+            }
+        }
+    }
+    let mut rest = HistBin::default();
+    for slot in out.iter() {
+        rest.g += slot.g;
+        rest.h += slot.h;
+        rest.n += slot.n;
+    }
+    let total = slots.total;
+    let default = &mut out[column.default_bin as usize];
+    default.n = total.n - rest.n;
+    if default.n > 0 {
+        default.g = total.g - rest.g;
+        // Rounding must not make a sum of non-negative hessians negative.
+        default.h = (total.h - rest.h).max(0.0);
+    }
+    if let NodeGradients::ConstantHessian { hess, .. } = grads {
+        for slot in out.iter_mut() {
+            slot.h = slot.n as f64 * hess;
+        }
     }
 }
 
@@ -382,6 +519,65 @@ mod tests {
         assert_eq!(four.iter().map(|b| b.n).sum::<u32>(), n as u32);
     }
 
+    /// Build `hist` over `rows`, with row slots as the grower gives them.
+    fn build(
+        hist: &mut Histogram,
+        layout: &HistLayout,
+        data: &BinnedData,
+        features: &[usize],
+        rows: &[u32],
+        grads: NodeGradients,
+    ) {
+        let mut slots = RowSlots::default();
+        let slots = Some(slots.mark(data.n_rows, rows, grads));
+        hist.build(layout, data, features, NodeRows { rows, grads, slots });
+    }
+
+    #[test]
+    fn sparse_columns_give_the_bins_of_the_rows() {
+        let mut rng = crate::rng::Rng::new(11);
+        let (n, d) = (400, 3);
+        // Feature 0 is 2% non-zero (stored sparse), feature 1 mostly NaN
+        // (sparse with NaN as the default bin), feature 2 dense.
+        let x: Vec<f64> = (0..n * d)
+            .map(|i| match i % d {
+                0 if rng.next_f64() < 0.02 => 1.0 + rng.below(3) as f64,
+                0 => 0.0,
+                1 if rng.next_f64() < 0.03 => rng.next_f64(),
+                1 => f64::NAN,
+                _ => rng.next_f64(),
+            })
+            .collect();
+        let data = bin_matrix(&x, n, d, 255, n, 0, &crate::interrupt::never).unwrap();
+        assert!(matches!(data.column(0), Column::Sparse(_)));
+        assert!(matches!(data.column(1), Column::Sparse(_)));
+        assert!(matches!(data.column(2), Column::Dense(_)));
+        let layout = HistLayout::new(&data);
+        let g: Vec<f64> = (0..n).map(|_| rng.next_f64() - 0.5).collect();
+        let h: Vec<f64> = (0..n).map(|_| 0.1 + rng.next_f64()).collect();
+        let all: Vec<u32> = (0..n as u32).collect();
+        let some: Vec<u32> = (0..n as u32).filter(|_| rng.next_f64() < 0.3).rev().collect();
+        for rows in [&all, &some] {
+            let node_pairs: Vec<[f64; 2]> =
+                rows.iter().map(|&r| [g[r as usize], h[r as usize]]).collect();
+            let mut hist = Histogram::zeros(&layout);
+            build(&mut hist, &layout, &data, &[0, 1, 2], rows, NodeGradients::Pairs(&node_pairs));
+            for f in 0..d {
+                let mut want = vec![HistBin::default(); data.mappers[f].n_bins()];
+                for &r in rows.iter() {
+                    let slot = &mut want[data.bin_at(f, r as usize) as usize];
+                    slot.g += g[r as usize];
+                    slot.h += h[r as usize];
+                    slot.n += 1;
+                }
+                for (a, b) in hist.feature(&layout, f).iter().zip(&want) {
+                    assert_eq!(a.n, b.n, "feature {f}");
+                    assert!((a.g - b.g).abs() < 1e-9 && (a.h - b.h).abs() < 1e-9, "{a:?} {b:?}");
+                }
+            }
+        }
+    }
+
     fn pairs(g: &[f64], h: &[f64]) -> Vec<[f64; 2]> {
         g.iter().zip(h).map(|(&g, &h)| [g, h]).collect()
     }
@@ -394,13 +590,7 @@ mod tests {
         let g = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         let h = [1.0; 6];
         let mut hist = Histogram::zeros(&layout);
-        hist.build(
-            &layout,
-            &data,
-            &[0, 1],
-            &rows,
-            NodeGradients::Pairs(&pairs(&g, &h)),
-        );
+        build(&mut hist, &layout, &data, &[0, 1], &rows, NodeGradients::Pairs(&pairs(&g, &h)));
         for f in 0..2 {
             let total: f64 = hist.feature(&layout, f).iter().map(|b| b.g).sum();
             let count: u32 = hist.feature(&layout, f).iter().map(|b| b.n).sum();
@@ -421,24 +611,13 @@ mod tests {
         let rows: Vec<u32> = vec![0, 2, 3, 5];
         let g = [0.5, -1.0, 2.0, 0.25];
         let mut per_row = Histogram::zeros(&layout);
-        per_row.build(
-            &layout,
-            &data,
-            &[0, 1],
-            &rows,
-            NodeGradients::Pairs(&pairs(&g, &[2.0; 4])),
-        );
+        let grads = pairs(&g, &[2.0; 4]);
+        build(&mut per_row, &layout, &data, &[0, 1], &rows, NodeGradients::Pairs(&grads));
         let mut constant = Histogram::zeros(&layout);
-        constant.build(
-            &layout,
-            &data,
-            &[0, 1],
-            &rows,
-            NodeGradients::ConstantHessian {
+        build(&mut constant, &layout, &data, &[0, 1], &rows, NodeGradients::ConstantHessian {
                 grad: &g,
                 hess: 2.0,
-            },
-        );
+            });
         assert_eq!(per_row.bins, constant.bins);
     }
 
@@ -454,29 +633,11 @@ mod tests {
         let gather =
             |rows: &[u32], v: &[f64]| rows.iter().map(|&r| v[r as usize]).collect::<Vec<_>>();
         let mut parent = Histogram::zeros(&layout);
-        parent.build(
-            &layout,
-            &data,
-            &[0, 1],
-            &all,
-            NodeGradients::Pairs(&pairs(&g, &h)),
-        );
+        build(&mut parent, &layout, &data, &[0, 1], &all, NodeGradients::Pairs(&pairs(&g, &h)));
         let mut l = Histogram::zeros(&layout);
-        l.build(
-            &layout,
-            &data,
-            &[0, 1],
-            &left,
-            NodeGradients::Pairs(&pairs(&gather(&left, &g), &gather(&left, &h))),
-        );
+        build(&mut l, &layout, &data, &[0, 1], &left, NodeGradients::Pairs(&pairs(&gather(&left, &g), &gather(&left, &h))));
         let mut r = Histogram::zeros(&layout);
-        r.build(
-            &layout,
-            &data,
-            &[0, 1],
-            &right,
-            NodeGradients::Pairs(&pairs(&gather(&right, &g), &gather(&right, &h))),
-        );
+        build(&mut r, &layout, &data, &[0, 1], &right, NodeGradients::Pairs(&pairs(&gather(&right, &g), &gather(&right, &h))));
         for f in 0..2 {
             let child = l.feature(&layout, f).to_vec();
             subtract_feature(&mut parent.bins[layout.range(f)], &child);

@@ -23,6 +23,7 @@ pub mod grower;
 pub mod histogram;
 pub mod interrupt;
 pub mod logistic;
+pub mod matrix;
 pub mod memory;
 pub mod metrics;
 pub mod model;

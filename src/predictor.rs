@@ -3,6 +3,7 @@
 
 use crate::error::{Result, SbError};
 use crate::interrupt::{self, ShouldStop};
+use crate::matrix::{FeatureMatrix, Layout, Values};
 use crate::model::Model;
 use rayon::prelude::*;
 
@@ -85,37 +86,61 @@ impl Predictor {
         }
     }
 
-    /// Raw scores of a row-major matrix `x` with `n_features` columns:
-    /// row-major (n, K), K = [`Predictor::n_outputs`]. Runs on the current
-    /// Rayon pool; `should_stop` is polled before every block of rows.
-    pub fn predict_raw(
-        &self,
-        x: &[f64],
-        n_features: usize,
-        should_stop: &ShouldStop,
-    ) -> Result<Vec<f64>> {
-        if n_features != self.n_features {
+    /// Raw scores of `x` (dense, or CSR: a sparse matrix's absent entries
+    /// are zeros): row-major (n, K), K = [`Predictor::n_outputs`]. Runs on
+    /// the current Rayon pool; `should_stop` is polled before every block of
+    /// rows.
+    pub fn predict_raw(&self, x: &FeatureMatrix, should_stop: &ShouldStop) -> Result<Vec<f64>> {
+        x.validate()?;
+        let d = x.n_features;
+        if d != self.n_features {
             return Err(SbError::InvalidInput(format!(
-                "X has {n_features} features, but the model was fitted with {}",
+                "X has {d} features, but the model was fitted with {}",
                 self.n_features
             )));
         }
-        if n_features == 0 || !x.len().is_multiple_of(n_features) {
+        if let Layout::Csc(_) = x.layout {
             return Err(SbError::InvalidInput(
-                "X does not have a whole number of rows".into(),
+                "a sparse X must be passed to prediction as CSR (scipy's tocsr())".into(),
             ));
         }
-        let n = x.len() / n_features;
         let k = self.n_outputs();
-        let mut out = crate::memory::try_filled::<f64>(n * k, "the predictions")?;
+        let mut out = crate::memory::try_filled::<f64>(x.n_rows * k, "the predictions")?;
         out.par_chunks_mut(ROWS_PER_TASK * k)
             .enumerate()
             .try_for_each(|(chunk, out)| {
                 interrupt::check(should_stop)?;
                 let first = chunk * ROWS_PER_TASK;
+                // One row of values at a time, as float64: f32 rows are
+                // converted, CSR rows scattered over zeros and cleared after.
+                let mut row = match (x.layout, x.values) {
+                    (Layout::Dense, Values::F64(_)) => Vec::new(),
+                    _ => vec![0.0; d],
+                };
                 for (i, o) in out.chunks_mut(k).enumerate() {
                     let r = first + i;
-                    self.predict_row(&x[r * n_features..(r + 1) * n_features], o);
+                    match (x.layout, x.values) {
+                        (Layout::Dense, Values::F64(v)) => {
+                            self.predict_row(&v[r * d..(r + 1) * d], o)
+                        }
+                        (Layout::Dense, Values::F32(v)) => {
+                            for (to, &from) in row.iter_mut().zip(&v[r * d..(r + 1) * d]) {
+                                *to = f64::from(from);
+                            }
+                            self.predict_row(&row, o);
+                        }
+                        (Layout::Csr(csr), values) => {
+                            let range = csr.range(r);
+                            for i in range.clone() {
+                                row[csr.indices[i] as usize] = values.get(i);
+                            }
+                            self.predict_row(&row, o);
+                            for &j in &csr.indices[range] {
+                                row[j as usize] = 0.0;
+                            }
+                        }
+                        (Layout::Csc(_), _) => unreachable!("rejected above"),
+                    }
                 }
                 Ok(())
             })?;

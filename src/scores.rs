@@ -32,7 +32,7 @@ pub(crate) fn update_scores(
         for &r in &grown.rows {
             in_sample[r as usize] = true;
         }
-        let router = BinnedTree::new(&grown.tree, &binned.mappers, binned.n_rows, |v| v);
+        let router = BinnedTree::new(&grown.tree, &binned.mappers, 1, |v| v);
         match population {
             Population::All => {
                 raw.par_iter_mut()
@@ -40,7 +40,7 @@ pub(crate) fn update_scores(
                     .with_min_len(1024)
                     .for_each(|(r, s)| {
                         if !in_sample[r] {
-                            *s += router.value(&binned.bins, r);
+                            *s += router.value(binned, r);
                         }
                     })
             }
@@ -50,7 +50,7 @@ pub(crate) fn update_scores(
                     .with_min_len(1024)
                     .map(|&r| r as usize)
                     .filter(|&r| !in_sample[r])
-                    .map(|r| (r, router.value(&binned.bins, r)))
+                    .map(|r| (r, router.value(binned, r)))
                     .collect();
                 for (r, value) in outside {
                     raw[r] += value;
@@ -69,12 +69,12 @@ pub(crate) fn update_scores(
 /// The output of `grown`'s tree for every row of the data it was grown on,
 /// in-sample or not (a forest's out-of-bag rows).
 pub(crate) fn tree_values(grown: &GrownTree, binned: &BinnedData) -> Vec<f64> {
-    let router = BinnedTree::new(&grown.tree, &binned.mappers, binned.n_rows, |v| v);
+    let router = BinnedTree::new(&grown.tree, &binned.mappers, 1, |v| v);
     let mut values = vec![0.0; binned.n_rows];
     values
         .par_chunks_mut(ROW_BLOCK)
         .enumerate()
-        .for_each(|(b, out)| router.add_rows(&binned.bins, b * ROW_BLOCK, out));
+        .for_each(|(b, out)| router.add_rows(binned, b * ROW_BLOCK, out));
     values
 }
 
@@ -158,6 +158,29 @@ fn depth(tree: &Tree) -> usize {
     deepest
 }
 
+/// Where a router reads the bin of a node's feature at a row.
+trait Bins: Sync {
+    fn at(&self, node: &BinnedNode, row: usize) -> u8;
+}
+
+/// Column-major dense bins (an evaluation set): a node's offset is where
+/// its feature's column starts.
+impl Bins for [u8] {
+    #[inline(always)]
+    fn at(&self, node: &BinnedNode, row: usize) -> u8 {
+        self[node.offset + row]
+    }
+}
+
+/// The training data, dense or sparse columns: a node's offset is its
+/// feature (stride 1).
+impl Bins for BinnedData {
+    #[inline(always)]
+    fn at(&self, node: &BinnedNode, row: usize) -> u8 {
+        self.bin_at(node.offset, row)
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct BinnedNode {
     /// The split feature times the stride between features.
@@ -173,15 +196,16 @@ struct BinnedNode {
 }
 
 impl BinnedTree {
-    /// For column-major bins of `n_rows` rows.
+    /// For bins whose features are `feature_stride` apart (1 for
+    /// [`BinnedData`], whose node offsets are features).
     fn new(
         tree: &Tree,
         mappers: &[BinMapper],
-        n_rows: usize,
+        feature_stride: usize,
         convert: impl Fn(f64) -> f64,
     ) -> Self {
         let missing: Vec<u8> = mappers.iter().map(BinMapper::missing_bin).collect();
-        BinnedTree::with_missing(tree, &missing, n_rows, convert)
+        BinnedTree::with_missing(tree, &missing, feature_stride, convert)
     }
 
     /// For bins whose features are `feature_stride` apart, with the NaN bin
@@ -226,7 +250,7 @@ impl BinnedTree {
     /// The output of the row whose bins start at `row` (its offset in
     /// `bins`).
     #[inline]
-    fn value(&self, bins: &[u8], row: usize) -> f64 {
+    fn value<B: Bins + ?Sized>(&self, bins: &B, row: usize) -> f64 {
         let mut node = &self.nodes[0];
         while !node.is_leaf {
             node = &self.nodes[self.step(node, bins, row) as usize];
@@ -236,8 +260,8 @@ impl BinnedTree {
 
     /// The child of `node` that the row whose bins start at `row` takes.
     #[inline]
-    fn step(&self, node: &BinnedNode, bins: &[u8], row: usize) -> u32 {
-        let bin = bins[node.offset + row];
+    fn step<B: Bins + ?Sized>(&self, node: &BinnedNode, bins: &B, row: usize) -> u32 {
+        let bin = bins.at(node, row);
         let left = if bin == node.missing {
             node.default_left
         } else {
@@ -254,7 +278,7 @@ impl BinnedTree {
     /// `LANES` in lockstep (a leaf steps to itself) until all are at
     /// leaves, so the loads of one group's bins overlap instead of each
     /// waiting for the one before, and no branch depends on one row's way.
-    fn add_rows(&self, bins: &[u8], first: usize, out: &mut [f64]) {
+    fn add_rows<B: Bins + ?Sized>(&self, bins: &B, first: usize, out: &mut [f64]) {
         const LANES: usize = 8;
         let done = out.len() / LANES * LANES;
         let mut groups = out.chunks_exact_mut(LANES);

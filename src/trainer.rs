@@ -20,6 +20,7 @@
 
 use crate::binning::{BinnedData, BinnedMatrix};
 use crate::data::{bin_training_data, query_ranges, TrainingData};
+use crate::matrix::FeatureMatrix;
 use crate::error::Result;
 use crate::feature_sampling::{DynamicWeights, Fading, FeatureSampling};
 use crate::grower::TreeGrower;
@@ -127,10 +128,8 @@ pub(crate) struct SharedStart {
 /// An evaluation set: its binned rows (the training cut points), its
 /// targets in the user's units, and which of its rows each model scores.
 pub struct EvalSet<'a> {
-    /// Row-major features, NaN for missing.
-    pub x: &'a [f64],
-    /// Rows.
-    pub n_rows: usize,
+    /// Features (the training data's columns), NaN for missing.
+    pub x: FeatureMatrix<'a>,
     /// Labels.
     pub y: &'a [f64],
     /// Weights, or `None`.
@@ -248,7 +247,7 @@ pub(crate) fn train(
         evals,
         shared_start,
     } = plan;
-    let (n, d, k) = (data.n_rows, data.n_features, objective.n_outputs());
+    let (n, d, k) = (data.n_rows(), data.n_features(), objective.n_outputs());
     let metrics = metrics_for(params)?;
     let internal = units.internal_params(params);
     let binned = bin_training_data(data, params, should_stop)?;
@@ -590,15 +589,15 @@ impl<'a> EvalState<'a> {
         units: &Units,
         should_stop: &ShouldStop,
     ) -> Result<Self> {
-        let binned = crate::binning::bin_rows_with(set.x, set.n_rows, &train.mappers, should_stop)?;
+        let binned = crate::binning::bin_features_with(&set.x, &train.mappers, should_stop)?;
         let k = base_scores[0].len();
-        let mut scores = Array2::zeros((k, set.n_rows));
+        let mut scores = Array2::zeros((k, set.x.n_rows));
         let model_rows: Vec<Option<Vec<u32>>> = match set.task {
             None => vec![None; base_scores.len()],
             Some(task) => (0..base_scores.len())
                 .map(|t| {
                     Some(
-                        (0..set.n_rows as u32)
+                        (0..set.x.n_rows as u32)
                             .filter(|&r| task[r as usize] == t)
                             .collect(),
                     )
@@ -698,7 +697,7 @@ mod tests {
     /// (one tree per round, stop at the first round that cannot split),
     /// written out from the parts the trainer uses.
     fn reference_fit(data: &TrainingData, params: &BoosterParams) -> Model {
-        let (n, d) = (data.n_rows, data.n_features);
+        let (n, d) = (data.n_rows(), data.n_features());
         let objective = objective_for(params);
         let units = Units::for_data(params.objective, data.y, data.weights);
         let (y, weights) = (units.targets(data.y), units.weights(data.weights));
@@ -778,9 +777,7 @@ mod tests {
                 &y
             };
             let data = TrainingData {
-                x: &x,
-                n_rows: n,
-                n_features: d,
+                x: crate::matrix::FeatureMatrix::dense(&x, n, d),
                 y: targets,
                 weights: (c != 0).then_some(&w[..]),
                 group_sizes: None,

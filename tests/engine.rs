@@ -18,7 +18,7 @@ fn uniform(n: usize, d: usize, seed: u64) -> Vec<f64> {
 
 fn predict(model: &Model, x: &[f64], d: usize) -> Vec<f64> {
     Predictor::new(model)
-        .predict_raw(x, d, &common::never)
+        .predict_raw(&sparseboost::matrix::FeatureMatrix::dense(x, x.len() / d, d), &common::never)
         .unwrap()
 }
 
@@ -215,9 +215,7 @@ fn bad_inputs_are_errors_not_panics() {
     let x = [0.0, 1.0, 2.0, 3.0];
     let run = |x: &[f64], y: &[f64], d: usize| {
         let data = TrainingData {
-            x,
-            n_rows: y.len(),
-            n_features: d,
+            x: sparseboost::matrix::FeatureMatrix::dense(x, y.len(), d),
             y,
             weights: None,
             group_sizes: None,
@@ -230,9 +228,7 @@ fn bad_inputs_are_errors_not_panics() {
     assert!(run(&[0.0, f64::INFINITY, 1.0, 1.0], &[1.0, 2.0], 2).contains("infinite"));
     let stop = || true;
     let data = TrainingData {
-        x: &x,
-        n_rows: 2,
-        n_features: 2,
+        x: sparseboost::matrix::FeatureMatrix::dense(&x, 2, 2),
         y: &[1.0, 2.0],
         weights: None,
         group_sizes: None,
@@ -275,9 +271,7 @@ fn try_fit(
     params: &BoosterParams,
 ) -> sparseboost::Result<Model> {
     let data = TrainingData {
-        x,
-        n_rows: y.len(),
-        n_features: d,
+        x: sparseboost::matrix::FeatureMatrix::dense(x, y.len(), d),
         y,
         weights: w,
         group_sizes: None,
@@ -487,9 +481,7 @@ fn huge_weights_give_finite_probabilities_and_a_divergent_learning_rate_is_an_er
 #[test]
 fn row_and_feature_counts_are_checked_before_anything_is_read() {
     let rows = TrainingData {
-        x: &[],
-        n_rows: 1 << 32,
-        n_features: 1,
+        x: sparseboost::matrix::FeatureMatrix::dense(&[], 1 << 32, 1),
         y: &[],
         weights: None,
         group_sizes: None,
@@ -497,8 +489,7 @@ fn row_and_feature_counts_are_checked_before_anything_is_read() {
     let e = rows.validate().unwrap_err().to_string();
     assert!(e.contains("rows") && e.contains("2^32"), "{e}");
     let features = TrainingData {
-        n_rows: 1,
-        n_features: (1 << 24) + 1,
+        x: sparseboost::matrix::FeatureMatrix::dense(&[], 1, (1 << 24) + 1),
         ..rows
     };
     let e = features.validate().unwrap_err().to_string();
@@ -512,9 +503,7 @@ fn a_stop_request_ends_binning_growing_and_prediction() {
     let y: Vec<f64> = (0..n).map(|i| x[i * d]).collect();
     let stop = || true;
     let data = TrainingData {
-        x: &x,
-        n_rows: n,
-        n_features: d,
+        x: sparseboost::matrix::FeatureMatrix::dense(&x, n, d),
         y: &y,
         weights: None,
         group_sizes: None,
@@ -532,7 +521,7 @@ fn a_stop_request_ends_binning_growing_and_prediction() {
     }
     let model = fit_xy(&x, d, &y, &BoosterParams::default());
     let e = Predictor::new(&model)
-        .predict_raw(&x, d, &stop)
+        .predict_raw(&sparseboost::matrix::FeatureMatrix::dense(&x, x.len() / d, d), &stop)
         .unwrap_err();
     assert_eq!(e, sparseboost::SbError::Interrupted);
 }

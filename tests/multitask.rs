@@ -57,9 +57,7 @@ impl Tasks {
     fn data(&self) -> MultiTaskData<'_> {
         MultiTaskData {
             data: TrainingData {
-                x: &self.x,
-                n_rows: self.y.len(),
-                n_features: self.d,
+                x: sparseboost::matrix::FeatureMatrix::dense(&self.x, self.y.len(), self.d),
                 y: &self.y,
                 weights: None,
                 group_sizes: None,
@@ -292,7 +290,7 @@ fn each_task_scores_only_its_own_rows_when_subsampling() {
             .flat_map(|&i| tasks.x[i * tasks.d..(i + 1) * tasks.d].to_vec())
             .collect();
         let pred = Predictor::new(task_model)
-            .predict_raw(&x, tasks.d, &never)
+            .predict_raw(&sparseboost::matrix::FeatureMatrix::dense(&x, x.len() / tasks.d, tasks.d), &never)
             .unwrap();
         let mse = rows
             .iter()

@@ -158,8 +158,9 @@ impl PrefixCache {
             .try_for_each(|(f, out)| {
                 interrupt::check(should_stop)?;
                 let table = level_table(data, f, max_level);
-                for (level, &b) in out.iter_mut().zip(data.column(f)) {
-                    *level = table[b as usize];
+                data.decode_column(f, out);
+                for level in out.iter_mut() {
+                    *level = table[*level as usize];
                 }
                 Ok(())
             })?;
@@ -390,7 +391,7 @@ mod tests {
         let m = cache.max_level();
         let level = |i: usize, f: u32| {
             let mapper = &data.mappers[f as usize];
-            let b = data.column(f as usize)[i];
+            let b = data.bin_at(f as usize, i);
             if b == mapper.missing_bin() {
                 0
             } else {

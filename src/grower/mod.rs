@@ -10,9 +10,11 @@
 mod group_tested;
 mod per_node;
 
-use crate::binning::BinnedData;
+use crate::binning::{BinnedData, Column};
 use crate::error::Result;
-use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram, NodeGradients};
+use crate::histogram::{
+    build_feature, subtract_feature, HistLayout, Histogram, NodeGradients, NodeRows, RowSlots,
+};
 use crate::interrupt::{self, ShouldStop};
 use crate::params::{BoosterParams, SplitSearch};
 use crate::partition::partition_segment;
@@ -314,8 +316,8 @@ impl<'a> TreeGrower<'a> {
     ) -> (Histogram, Vec<SplitCandidate>) {
         let mut hist = self.take_hist();
         let mut buf = std::mem::take(&mut self.node_buf);
-        let grads = buf.gather(rows, grad, hess, self.constant_hess);
-        hist.build(&self.layout, self.data, features, rows, grads);
+        let node = buf.gather(self.data, rows, grad, hess, self.constant_hess);
+        hist.build(&self.layout, self.data, features, node);
         let candidates = split_candidates(&hist, &self.layout, features, stats, &self.constraints);
         self.node_buf = buf;
         (hist, candidates)
@@ -421,16 +423,19 @@ impl<'a> TreeGrower<'a> {
     ) -> (OpenLeaf, OpenLeaf) {
         let seg = parent.segment;
         let mapper = &self.data.mappers[split.feature];
-        let column = self.data.column(split.feature);
         let missing = mapper.missing_bin();
-        let n_left = partition_segment(&mut rows[seg.begin..seg.begin + seg.count], |r| {
-            let b = column[r as usize];
+        let goes_left = |b: u8| {
             if b == missing {
                 split.default_left
             } else {
                 b <= split.bin
             }
-        });
+        };
+        let segment = &mut rows[seg.begin..seg.begin + seg.count];
+        let n_left = match self.data.column(split.feature) {
+            Column::Dense(column) => partition_segment(segment, |r| goes_left(column[r as usize])),
+            Column::Sparse(column) => partition_segment(segment, |r| goes_left(column.bin_of(r))),
+        };
         debug_assert_eq!(n_left as u32, split.left.n);
         let lr = self.params.learning_rate;
         let l2 = self.constraints.l2;
@@ -505,7 +510,7 @@ impl<'a> TreeGrower<'a> {
         let seg = small.segment;
         let seg_rows = &rows[seg.begin..seg.begin + seg.count];
         let mut buf = std::mem::take(&mut self.node_buf);
-        let grads = buf.gather(seg_rows, grad, hess, self.constant_hess);
+        let node = buf.gather(self.data, seg_rows, grad, hess, self.constant_hess);
         let mut small_hist = self.take_hist();
         let mut large_hist = parent_hist;
         let (data, c) = (self.data, &self.constraints);
@@ -516,7 +521,7 @@ impl<'a> TreeGrower<'a> {
             .zip(large_hist.feature_slices_mut(&self.layout, features))
             .with_min_len(4)
             .map(|((f, small_bins), (_, large_bins))| {
-                build_feature(small_bins, data, f, seg_rows, grads);
+                build_feature(small_bins, data, f, node);
                 let best_large = large_ok.then(|| {
                     subtract_feature(large_bins, small_bins);
                     best_split_of_feature(f, large_bins, large_stats, c)
@@ -534,24 +539,27 @@ impl<'a> TreeGrower<'a> {
     }
 }
 
-/// Space for one node's gathered gradients.
+/// Space for one node's gathered gradients and the positions of its rows.
 #[derive(Default)]
 struct NodeBuffers {
     pairs: Vec<[f64; 2]>,
     grad: Vec<f64>,
+    slots: RowSlots,
 }
 
 impl NodeBuffers {
-    /// The gradients (and hessians, unless all equal `constant_hess`) of
-    /// `rows`, in the order of `rows`.
-    fn gather(
-        &mut self,
-        rows: &[u32],
+    /// The node of `rows`: their gradients (and hessians, unless all equal
+    /// `constant_hess`) in the order of `rows`, and, when `data` stores some
+    /// feature sparse, the rows' positions.
+    fn gather<'a>(
+        &'a mut self,
+        data: &BinnedData,
+        rows: &'a [u32],
         grad: &[f64],
         hess: &[f64],
         constant_hess: Option<f64>,
-    ) -> NodeGradients<'_> {
-        match constant_hess {
+    ) -> NodeRows<'a> {
+        let grads = match constant_hess {
             Some(h) => {
                 self.grad.clear();
                 self.grad.extend(rows.iter().map(|&r| grad[r as usize]));
@@ -566,7 +574,11 @@ impl NodeBuffers {
                     .extend(rows.iter().map(|&r| [grad[r as usize], hess[r as usize]]));
                 NodeGradients::Pairs(&self.pairs)
             }
-        }
+        };
+        let slots = data
+            .has_sparse()
+            .then(|| self.slots.mark(data.n_rows, rows, grads));
+        NodeRows { rows, grads, slots }
     }
 }
 

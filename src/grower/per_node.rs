@@ -17,7 +17,9 @@ use super::group_tested::GroupTesting;
 use super::{OpenLeaf, TreeGrower};
 use crate::binning::BinnedData;
 use crate::feature_sampling::draw;
-use crate::histogram::{build_feature, subtract_feature, HistLayout, Histogram, NodeGradients};
+use crate::histogram::{
+    build_feature, subtract_feature, HistLayout, Histogram, NodeGradients, NodeRows,
+};
 use crate::rng::Rng;
 use crate::selection::TreeSelection;
 use crate::split::{
@@ -150,23 +152,23 @@ impl TreeGrower<'_> {
     ) {
         let source = self.per_node.as_ref().expect("a per-node source");
         let mut buf = std::mem::take(&mut self.node_buf);
-        let grads = buf.gather(rows, grad, hess, self.constant_hess);
+        let node = buf.gather(self.data, rows, grad, hess, self.constant_hess);
         let test = TestedNode {
             data: self.data,
             rows,
-            grads,
+            grads: node.grads,
             stats: root.stats,
             constraints: self.constraints,
         };
         root.found = source.found(root.segment.node, test);
         // (Not once Ω is full: no feature outside it could be split on.)
         let rescues = matches!(source, PerNode::GroupTesting(gt) if gt.open());
-        self.evaluate_root_features(root, rows, grads, selection);
+        self.evaluate_root_features(root, node, selection);
         if root.best.is_none() && rescues {
-            if let Some(f) = self.best_root_feature(root.stats, rows, grads, features, selection) {
+            if let Some(f) = self.best_root_feature(root.stats, node, features, selection) {
                 root.found.push(f);
                 root.found.sort_unstable();
-                self.evaluate_root_features(root, rows, grads, selection);
+                self.evaluate_root_features(root, node, selection);
             }
         }
         self.node_buf = buf;
@@ -176,15 +178,14 @@ impl TreeGrower<'_> {
     fn evaluate_root_features(
         &mut self,
         root: &mut OpenLeaf,
-        rows: &[u32],
-        grads: NodeGradients,
+        node: NodeRows,
         selection: &TreeSelection,
     ) {
         let source = self.per_node.as_ref().expect("a per-node source");
         let features = source.node_features(selection.used_in_order(), &[&root.found]);
         let layout = HistLayout::for_features(self.data, &features);
         let mut hist = Histogram::zeros(&layout);
-        hist.build(&layout, self.data, &features, rows, grads);
+        hist.build(&layout, self.data, &features, node);
         let candidates = split_candidates(&hist, &layout, &features, root.stats, &self.constraints);
         root.layout = Some(Arc::new(layout));
         self.attach(root, hist, candidates, selection);
@@ -195,13 +196,12 @@ impl TreeGrower<'_> {
     fn best_root_feature(
         &self,
         stats: NodeStats,
-        rows: &[u32],
-        grads: NodeGradients,
+        node: NodeRows,
         features: &[usize],
         selection: &TreeSelection,
     ) -> Option<usize> {
         let mut hist = Histogram::zeros(&self.layout);
-        hist.build(&self.layout, self.data, features, rows, grads);
+        hist.build(&self.layout, self.data, features, node);
         split_candidates(&hist, &self.layout, features, stats, &self.constraints)
             .into_iter()
             .map(|s| (s.feature, s.gain - selection.deduction(s.feature)))
@@ -239,15 +239,15 @@ impl TreeGrower<'_> {
         let (small_rows, large_rows) = (segment_rows(small), segment_rows(large));
         let mut large_buf = std::mem::take(&mut self.large_buf);
         let mut small_buf = std::mem::take(&mut self.node_buf);
-        let small_grads = small_buf.gather(small_rows, grad, hess, self.constant_hess);
-        let large_grads = large_buf.gather(large_rows, grad, hess, self.constant_hess);
+        let small_node = small_buf.gather(self.data, small_rows, grad, hess, self.constant_hess);
+        let large_node = large_buf.gather(self.data, large_rows, grad, hess, self.constant_hess);
         let source = self.per_node.as_ref().expect("a per-node source");
         let own_only = matches!(source, PerNode::Sampled(_));
         small.found = if small_ok {
             let test = TestedNode {
                 data: self.data,
                 rows: small_rows,
-                grads: small_grads,
+                grads: small_node.grads,
                 stats: small.stats,
                 constraints: self.constraints,
             };
@@ -261,7 +261,7 @@ impl TreeGrower<'_> {
             let test = TestedNode {
                 data: self.data,
                 rows: large_rows,
-                grads: large_grads,
+                grads: large_node.grads,
                 stats: large.stats,
                 constraints: self.constraints,
             };
@@ -282,7 +282,7 @@ impl TreeGrower<'_> {
             .zip(large_hist.feature_slices_mut(&layout, &features))
             .with_min_len(4)
             .map(|((f, small_bins), (_, large_bins))| {
-                build_feature(small_bins, data, f, small_rows, small_grads);
+                build_feature(small_bins, data, f, small_node);
                 // The larger sibling's bins are filled for every feature of
                 // the layout, scanned or not: its children subtract from them.
                 let best_large = large_ok.then(|| {
@@ -290,7 +290,7 @@ impl TreeGrower<'_> {
                         large_bins.copy_from_slice(parent_hist.feature(&parent_layout, f));
                         subtract_feature(large_bins, small_bins);
                     } else {
-                        build_feature(large_bins, data, f, large_rows, large_grads);
+                        build_feature(large_bins, data, f, large_node);
                     }
                     scans(large_own, f)
                         .then(|| best_split_of_feature(f, large_bins, large_stats, c))

@@ -26,11 +26,11 @@ impl MultiTaskData<'_> {
         if self.n_tasks == 0 {
             return bad("there must be at least one task".into());
         }
-        if self.task.len() != self.data.n_rows {
+        if self.task.len() != self.data.n_rows() {
             return bad(format!(
                 "task has {} labels but X has {} rows",
                 self.task.len(),
-                self.data.n_rows
+                self.data.n_rows()
             ));
         }
         let mut rows = vec![0usize; self.n_tasks];

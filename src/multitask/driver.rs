@@ -50,8 +50,8 @@ pub fn fit_multitask_with(
 ) -> Result<(MultiTaskModel, History)> {
     params.validate()?;
     data.validate()?;
-    params.validate_for(data.data.n_features)?;
-    mt.validate(params, data.n_tasks, data.data.n_features)?;
+    params.validate_for(data.data.n_features())?;
+    mt.validate(params, data.n_tasks, data.data.n_features())?;
     let objective = objective_for(params);
     if objective.n_outputs() != 1 || data.data.group_sizes.is_some() {
         return Err(SbError::InvalidParameter(format!(
@@ -77,7 +77,7 @@ pub fn fit_multitask_with(
         }
     }
     threads::install(params.n_threads, || {
-        let (n, d) = (data.data.n_rows, data.data.n_features);
+        let (n, d) = (data.data.n_rows(), data.data.n_features());
         // One set of units for all tasks: they share gains and penalties.
         let units = Units::for_data(params.objective, data.data.y, data.data.weights);
         let y = units.targets(data.data.y);

@@ -5,7 +5,7 @@ use super::params::{boolean, count, feature_count, name, optional_count, parsed,
 use super::{contiguous, run_interruptible, PyModel};
 use crate::feature_sampling::{FeatureCount, FeatureSampling};
 use crate::forest::{fit_forest as fit_engine, ForestParams};
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -59,7 +59,7 @@ fn forest_params(dict: &Bound<'_, PyDict>) -> PyResult<ForestParams> {
     Ok(p)
 }
 
-/// Fit a forest. `x`: C-contiguous float64 (n, d); `targets`: C-contiguous
+/// Fit a forest. `x`: a matrix (n, d) (see `PyMatrix`); `targets`: C-contiguous
 /// float64 (K, n) (y, or class indicators); `sample_weight`: float64 (n,)
 /// or None. Returns `(model, oob)` with `oob` the (n, K) out-of-bag means
 /// (NaN where no tree left a row out). Releases the GIL; Ctrl-C stops it.
@@ -67,21 +67,20 @@ fn forest_params(dict: &Bound<'_, PyDict>) -> PyResult<ForestParams> {
 #[pyo3(signature = (x, targets, sample_weight, params))]
 fn fit_forest<'py>(
     py: Python<'py>,
-    x: PyReadonlyArray2<'py, f64>,
+    x: super::matrix::PyMatrix<'py>,
     targets: PyReadonlyArray2<'py, f64>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     params: &Bound<'py, PyDict>,
 ) -> PyResult<(PyModel, Bound<'py, PyArray2<f64>>)> {
     let params = forest_params(params)?;
-    let (n, d) = (x.shape()[0], x.shape()[1]);
-    let xs = contiguous("X", &x)?;
+    let x = x.view("X")?;
     let targets = targets.as_array();
     let weights = match &sample_weight {
         Some(w) => Some(contiguous("sample_weight", w)?),
         None => None,
     };
     let forest = run_interruptible(py, |stop| {
-        fit_engine(xs, n, d, targets, weights, &params, &|| {
+        fit_engine(&x, targets, weights, &params, &|| {
             stop.load(Ordering::Relaxed)
         })
     })?;

@@ -8,8 +8,11 @@
 mod forest;
 mod logistic;
 mod multitask;
+mod matrix;
 mod params;
 mod training;
+
+use matrix::PyMatrix;
 
 use crate::booster::fit_with;
 use crate::data::TrainingData;
@@ -199,15 +202,15 @@ impl PyModel {
     fn predict_raw<'py>(
         &self,
         py: Python<'py>,
-        x: PyReadonlyArray2<'py, f64>,
+        x: PyMatrix<'py>,
         n_threads: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (n, d) = (x.shape()[0], x.shape()[1]);
-        let xs = contiguous("X", &x)?;
+        let x = x.view("X")?;
+        let n = x.n_rows;
         let out = run_interruptible(py, |stop| {
             threads::install(n_threads, || {
                 self.predictor
-                    .predict_raw(xs, d, &|| stop.load(Ordering::Relaxed))
+                    .predict_raw(&x, &|| stop.load(Ordering::Relaxed))
             })?
         })?;
         let k = self.predictor.n_outputs();
@@ -337,7 +340,7 @@ impl PyModel {
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
 fn fit<'py>(
     py: Python<'py>,
-    x: PyReadonlyArray2<'py, f64>,
+    x: PyMatrix<'py>,
     y: PyReadonlyArray1<'py, f64>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     params: &Bound<'py, PyDict>,
@@ -351,7 +354,7 @@ fn fit<'py>(
         Some(g) => Some(contiguous("group", g)?),
         None => None,
     };
-    let evals = training::eval_sets(&eval_sets, data.n_features)?;
+    let evals = training::eval_sets(&eval_sets, data.n_features())?;
     let (model, history) = run_observed(
         py,
         |stop, observer| {
@@ -371,14 +374,12 @@ fn fit<'py>(
 /// The arrays of a fit as the engine's [`TrainingData`] (shapes are checked
 /// by the engine).
 fn training_data<'a>(
-    x: &'a PyReadonlyArray2<'_, f64>,
+    x: &'a PyMatrix<'_>,
     y: &'a PyReadonlyArray1<'_, f64>,
     sample_weight: &'a Option<PyReadonlyArray1<'_, f64>>,
 ) -> PyResult<TrainingData<'a>> {
     Ok(TrainingData {
-        x: contiguous("X", x)?,
-        n_rows: x.shape()[0],
-        n_features: x.shape()[1],
+        x: x.view("X")?,
         y: contiguous("y", y)?,
         weights: match sample_weight {
             Some(w) => Some(contiguous("sample_weight", w)?),

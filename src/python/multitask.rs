@@ -119,7 +119,7 @@ impl PyMultiTaskModel {
 #[allow(clippy::too_many_arguments)]
 fn fit_multitask<'py>(
     py: Python<'py>,
-    x: PyReadonlyArray2<'py, f64>,
+    x: super::matrix::PyMatrix<'py>,
     y: PyReadonlyArray1<'py, f64>,
     task: PyReadonlyArray1<'py, i64>,
     n_tasks: usize,
@@ -133,7 +133,7 @@ fn fit_multitask<'py>(
     callback: Option<Bound<'py, PyAny>>,
 ) -> PyResult<(PyMultiTaskModel, Bound<'py, PyDict>)> {
     let params = super::params::from_dict(params)?;
-    let n_features = x.shape()[1];
+    let n_features = x.view("X")?.n_features;
     let task: Vec<usize> = contiguous("task", &task)?
         .iter()
         .map(|&t| {

@@ -2,17 +2,18 @@
 //! to Python.
 
 use super::contiguous;
+use super::matrix::PyMatrix;
 use crate::trainer::{EvalSet, History};
-use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-/// `(x, y, sample_weight, group, task)` of one evaluation set: float64
-/// (m, d), float64 (m,), float64 (m,) or None, uintp query sizes or None,
+/// `(x, y, sample_weight, group, task)` of one evaluation set: a matrix
+/// (m, d) (see [`PyMatrix`]), float64 (m,), float64 (m,) or None, uintp query sizes or None,
 /// uintp tasks (multitask) or None.
 pub(super) type PyEvalSet<'py> = (
-    PyReadonlyArray2<'py, f64>,
+    PyMatrix<'py>,
     PyReadonlyArray1<'py, f64>,
     Option<PyReadonlyArray1<'py, f64>>,
     Option<PyReadonlyArray1<'py, usize>>,
@@ -28,15 +29,15 @@ pub(super) fn eval_sets<'a>(
         .enumerate()
         .map(|(s, (x, y, w, group, task))| {
             let name = |what: &str| format!("eval_set[{s}] {what}");
-            if x.shape()[1] != n_features {
+            let x = x.view(&name("X"))?;
+            if x.n_features != n_features {
                 return Err(PyValueError::new_err(format!(
                     "eval_set[{s}]: X has {} features, but the training X has {n_features}",
-                    x.shape()[1]
+                    x.n_features
                 )));
             }
             Ok(EvalSet {
-                x: contiguous(&name("X"), x)?,
-                n_rows: x.shape()[0],
+                x,
                 y: contiguous(&name("y"), y)?,
                 weights: match w {
                     Some(w) => Some(contiguous(&name("sample_weight"), w)?),

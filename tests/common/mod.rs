@@ -10,9 +10,7 @@ pub fn never() -> bool {
 /// Fit on a row-major `x` with `d` columns and targets `y`.
 pub fn fit_xy(x: &[f64], d: usize, y: &[f64], params: &BoosterParams) -> Model {
     let data = TrainingData {
-        x,
-        n_rows: y.len(),
-        n_features: d,
+        x: sparseboost::matrix::FeatureMatrix::dense(x, y.len(), d),
         y,
         weights: None,
         group_sizes: None,

@@ -1,0 +1,215 @@
+//! How a binned feature is stored: a dense column of n bins, or, when all
+//! but a few rows share one bin (the zeros of sparse data, a frequent
+//! category, mostly-missing values), only the other rows and their bins.
+//!
+//! The choice depends on the bins alone, never on how the caller passed X
+//! (dense or sparse, float64 or float32), so the same matrix gives the same
+//! storage, the same histograms and the same model in every format.
+//! A sparse column's histogram costs its stored rows, not the node's rows:
+//! the shared ("default") bin is the node's total minus the other bins
+//! (LightGBM's "most frequent bin" trick); see [`crate::histogram`].
+
+/// A column is stored sparse when at most one row in this many is outside
+/// its most frequent bin. A sparse histogram reads each stored row once per
+/// node built (about one node per leaf), a dense one each of the node's
+/// rows (a few times n per tree, over a tree's levels): sparse pays below
+/// about one row in 10–20.
+pub const SPARSE_RATIO: usize = 16;
+
+/// A feature's rows outside its default bin, ascending, with their bins.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SparseColumn {
+    /// Rows whose bin is not `default_bin`, ascending.
+    pub rows: Vec<u32>,
+    /// The bin of each of `rows`.
+    pub bins: Vec<u8>,
+    /// The bin of every other row (the most frequent bin).
+    pub default_bin: u8,
+}
+
+impl SparseColumn {
+    /// The non-default rows and bins of a dense column.
+    pub fn compress(column: &[u8], default_bin: u8) -> Self {
+        let (rows, bins) = column
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| b != default_bin)
+            .map(|(r, &b)| (r as u32, b))
+            .unzip();
+        SparseColumn {
+            rows,
+            bins,
+            default_bin,
+        }
+    }
+
+    /// The bin of row `r` (a binary search).
+    #[inline]
+    pub fn bin_of(&self, r: u32) -> u8 {
+        match self.rows.binary_search(&r) {
+            Ok(i) => self.bins[i],
+            Err(_) => self.default_bin,
+        }
+    }
+
+    /// Write the bin of every row to `out` (length n).
+    pub fn decode(&self, out: &mut [u8]) {
+        out.fill(self.default_bin);
+        for (&r, &b) in self.rows.iter().zip(&self.bins) {
+            out[r as usize] = b;
+        }
+    }
+}
+
+/// One feature's bins as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Stored {
+    /// A dense column starting at this offset of the dense bins.
+    Dense(usize),
+    /// The rows outside the default bin.
+    Sparse(SparseColumn),
+}
+
+/// A feature's bins, borrowed.
+#[derive(Debug, Clone, Copy)]
+pub enum Column<'a> {
+    /// The bin of every row.
+    Dense(&'a [u8]),
+    /// The rows outside the default bin.
+    Sparse(&'a SparseColumn),
+}
+
+/// What the bin counts of a column say about it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Shape {
+    /// The most frequent bin (the lowest on ties).
+    pub default_bin: u8,
+    /// Rows in it.
+    pub most: usize,
+    /// Bins with rows.
+    pub occupied: usize,
+}
+
+impl Shape {
+    /// The shape of a column with these bin counts.
+    pub fn of_counts(counts: &[u32; 256]) -> Shape {
+        let mut default_bin = 0;
+        for (b, &c) in counts.iter().enumerate() {
+            if c > counts[default_bin] {
+                default_bin = b;
+            }
+        }
+        Shape {
+            default_bin: default_bin as u8,
+            most: counts[default_bin] as usize,
+            occupied: counts.iter().filter(|&&c| c > 0).count(),
+        }
+    }
+
+    /// The shape of a dense column.
+    pub fn of_column(column: &[u8]) -> Shape {
+        let mut counts = [0u32; 256];
+        for &b in column {
+            counts[b as usize] += 1;
+        }
+        Shape::of_counts(&counts)
+    }
+
+    /// Stored sparse (see [`SPARSE_RATIO`]).
+    pub fn is_sparse(&self, n_rows: usize) -> bool {
+        n_rows > 0 && (n_rows - self.most) * SPARSE_RATIO <= n_rows
+    }
+
+    /// A quarter of the rows or more share one bin: dense histograms of the
+    /// column accumulate in interleaved copies (see [`crate::histogram`]).
+    pub fn is_skewed(&self, n_rows: usize) -> bool {
+        n_rows > 0 && 4 * self.most >= n_rows
+    }
+
+    /// Rows fall in two bins at least, so a split can use the feature.
+    pub fn is_splittable(&self) -> bool {
+        self.occupied >= 2
+    }
+}
+
+/// Column-major dense bins of `n_features` columns of `n_rows`, stored: the
+/// mostly-default columns become sparse, and the others are moved together
+/// (in place) into the returned dense bins. Also returns each feature's
+/// skew and splittability.
+pub(super) fn store_dense(
+    mut bins: Vec<u8>,
+    n_rows: usize,
+    n_features: usize,
+) -> (Vec<u8>, Vec<Stored>, Vec<bool>, Vec<bool>) {
+    use rayon::prelude::*;
+    let n = n_rows;
+    let (shapes, sparse): (Vec<Shape>, Vec<Option<SparseColumn>>) = (0..n_features)
+        .into_par_iter()
+        .map(|f| {
+            let column = &bins[f * n..(f + 1) * n];
+            let shape = Shape::of_column(column);
+            let sparse = shape
+                .is_sparse(n)
+                .then(|| SparseColumn::compress(column, shape.default_bin));
+            (shape, sparse)
+        })
+        .unzip();
+    let mut stored = Vec::with_capacity(n_features);
+    let mut kept = 0;
+    for (f, sparse) in sparse.into_iter().enumerate() {
+        match sparse {
+            Some(column) => stored.push(Stored::Sparse(column)),
+            None => {
+                bins.copy_within(f * n..(f + 1) * n, kept * n);
+                stored.push(Stored::Dense(kept * n));
+                kept += 1;
+            }
+        }
+    }
+    bins.truncate(kept * n);
+    bins.shrink_to_fit();
+    let skewed = shapes.iter().map(|s| s.is_skewed(n)).collect();
+    let splittable = shapes.iter().map(Shape::is_splittable).collect();
+    (bins, stored, skewed, splittable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mostly_default_columns_are_stored_sparse_and_decode_to_their_bins() {
+        let n = 32;
+        // Column 0: 2 rows of 32 outside bin 3 (sparse); column 1: all
+        // distinct (dense); column 2: constant.
+        let mut bins = vec![3u8; n];
+        bins[5] = 1;
+        bins[30] = 7;
+        bins.extend((0..n).map(|r| r as u8));
+        bins.extend(std::iter::repeat_n(2u8, n));
+        let (dense, stored, skewed, splittable) = store_dense(bins.clone(), n, 3);
+        assert_eq!(dense, bins[n..2 * n]);
+        let Stored::Sparse(col) = &stored[0] else {
+            panic!("column 0 is sparse")
+        };
+        assert_eq!((col.rows.as_slice(), col.bins.as_slice()), (&[5, 30][..], &[1, 7][..]));
+        assert_eq!(stored[1], Stored::Dense(0));
+        assert!(matches!(&stored[2], Stored::Sparse(c) if c.rows.is_empty()));
+        assert_eq!(skewed, [true, false, true]);
+        assert_eq!(splittable, [true, true, false]);
+        let mut out = vec![0; n];
+        col.decode(&mut out);
+        assert_eq!(out, bins[..n]);
+        assert_eq!((0..n as u32).map(|r| col.bin_of(r)).collect::<Vec<_>>(), &bins[..n]);
+    }
+
+    #[test]
+    fn the_default_bin_is_the_most_frequent_and_the_lowest_on_ties() {
+        let mut counts = [0u32; 256];
+        counts[4] = 10;
+        counts[2] = 10;
+        counts[9] = 3;
+        let s = Shape::of_counts(&counts);
+        assert_eq!((s.default_bin, s.most, s.occupied), (2, 10, 3));
+    }
+}
