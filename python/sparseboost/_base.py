@@ -11,6 +11,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from ._matrix import engine_matrix
 from . import _core, _training
 from ._validation import (
     check_sample_weight,
@@ -304,7 +305,8 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         names = [f"validation_{s}" for s in range(len(evals))]
         callback = _training.round_callback(self, names, _core.eval_metric_names(params))
         self._model, history = _core.fit(
-            X, y, sample_weight, params, group=group, eval_sets=evals, callback=callback
+            engine_matrix(X, "csc"),
+            y, sample_weight, params, group=group, eval_sets=evals, callback=callback
         )
         _training.set_history(self, history, names)
         self.mu_max_ = history["mu_max"]
@@ -320,7 +322,7 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
     def _raw_predict(self, X) -> np.ndarray:
         check_is_fitted(self)
         X = check_X(self, X, reset=False)
-        return self._model.predict_raw(X, resolve_n_jobs(self.n_jobs))
+        return self._model.predict_raw(engine_matrix(X, "csr"), resolve_n_jobs(self.n_jobs))
 
     def _score_inputs(self, X, y, sample_weight):
         """Predictions for ``X`` and the checked ``y`` and ``sample_weight``

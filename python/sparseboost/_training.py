@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._matrix import engine_matrix
 from ._validation import check_sample_weight, check_X, engine_mu, naming
 
 
@@ -93,7 +94,7 @@ def eval_sets(estimator, eval_set, eval_sample_weight, eval_group, encode, *, ta
             if eval_group is not None:
                 group = check_group(eval_group[s], X.shape[0], f"eval_group[{s}]")
             codes = task(pair[2], X.shape[0]) if task else None
-        sets.append((X, y, weight, group, codes))
+        sets.append((engine_matrix(X, "csc"), y, weight, group, codes))
     return sets
 
 

@@ -68,12 +68,16 @@ def _as_array(values, arg: str):
     return values
 
 
-def _reject_non_numbers(values, arg: str, *, labels: bool = False) -> None:
-    """Reject sparse matrices and dtypes that are not numbers (for class
-    labels, strings are fine)."""
+def _reject_non_numbers(
+    values, arg: str, *, labels: bool = False, sparse_ok: bool = False
+) -> None:
+    """Reject dtypes that are not numbers (for class labels, strings are
+    fine), and sparse matrices unless ``sparse_ok``."""
     if sp.issparse(values):
+        if sparse_ok:
+            return
         raise TypeError(
-            f"{arg} is a scipy sparse matrix; sparseboost needs a dense array "
+            f"{arg} is a scipy sparse matrix; this estimator needs a dense array "
             f"(for example {arg}.toarray())"
         )
     dtypes = getattr(values, "dtypes", None)
@@ -109,18 +113,32 @@ def converting(arg: str):
         raise
 
 
-def check_X(estimator, X, *, reset: bool, order: str = "C", allow_nan: bool = True) -> np.ndarray:
-    """``X`` as a float64 array in ``order`` (NaN allowed unless not
-    ``allow_nan``, ±inf never). With ``reset`` it sets ``n_features_in_``
-    (and ``feature_names_in_``), else it checks ``X`` against them."""
+def check_X(
+    estimator,
+    X,
+    *,
+    reset: bool,
+    order: str = "C",
+    allow_nan: bool = True,
+    dense_only: bool = False,
+):
+    """``X`` as an array in ``order`` (NaN allowed unless not ``allow_nan``,
+    ±inf never). With ``reset`` it sets ``n_features_in_`` (and
+    ``feature_names_in_``), else it checks ``X`` against them.
+
+    float32 stays float32 and a scipy sparse matrix stays sparse (CSR or
+    CSC; other formats become CSR), unless ``dense_only``: the engine reads
+    them as they are (see ``_matrix.engine_matrix``). Anything else becomes
+    float64."""
     with naming("X"), converting("X"):
         X = _as_array(X, "X")
-        _reject_non_numbers(X, "X")
+        _reject_non_numbers(X, "X", sparse_ok=not dense_only)
         return validate_data(
             estimator,
             X,
             reset=reset,
-            dtype=np.float64,
+            accept_sparse=False if dense_only else ["csr", "csc"],
+            dtype=np.float64 if dense_only else [np.float64, np.float32],
             order=order,
             ensure_all_finite="allow-nan" if allow_nan else True,
         )

@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils.validation import check_is_fitted
 
+from ._matrix import engine_matrix
 from . import _core
 from ._base import FeatureSelectorMixin
 from ._validation import (
@@ -122,7 +123,7 @@ class _BaseForest(FeatureSelectorMixin, BaseEstimator):
             "seed": resolve_seed(self.random_state),
         }
         self._parsed_threshold()  # a bad threshold fails the fit, not transform
-        model, oob = _core.fit_forest(X, targets, sample_weight, params)
+        model, oob = _core.fit_forest(engine_matrix(X, "csc"), targets, sample_weight, params)
         self._model = model
         if self.oob_score:
             self._set_oob(oob, y, sample_weight)
@@ -132,7 +133,7 @@ class _BaseForest(FeatureSelectorMixin, BaseEstimator):
         """The average of the trees, (n,) for one output, else (n, K)."""
         check_is_fitted(self)
         X = check_X(self, X, reset=False)
-        return self._model.predict_raw(X, resolve_n_jobs(self.n_jobs))
+        return self._model.predict_raw(engine_matrix(X, "csr"), resolve_n_jobs(self.n_jobs))
 
     # -- the forest as a selector ----------------------------------------
 

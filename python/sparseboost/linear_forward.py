@@ -120,7 +120,7 @@ class LinearForwardSelector(SelectorMixin, BaseEstimator):
     def fit(self, X, y):
         """Compute the whole forward path of ``X`` (n_samples, n_features)
         against ``y`` (n_samples,)."""
-        X = check_X(self, X, reset=True, allow_nan=False)
+        X = check_X(self, X, reset=True, allow_nan=False, dense_only=True)
         n, d = X.shape
         Y, self.classes_ = _target_columns(self, y, n)
         self.n_features_to_select_ = resolve_n_features_to_select(

@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted
 
+from ._matrix import engine_matrix
 from . import _core, _training
 from ._base import _ENGINE_PARAMS, BaseSparseBoost, FeatureSelectorMixin, check_fit_input
 from ._validation import (
@@ -217,7 +218,7 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
         names = [f"validation_{s}" for s in range(len(evals))]
         callback = _training.round_callback(self, names, _core.eval_metric_names(params))
         self._model, history = _core.fit_multitask(
-            X,
+            engine_matrix(X, "csc"),
             y,
             codes.astype(np.int64),
             len(self.tasks_),
@@ -268,7 +269,7 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
         n_threads = resolve_n_jobs(self.n_jobs)
         for t in np.unique(codes):
             rows = codes == t
-            out[rows] = models[t].predict_raw(np.ascontiguousarray(X[rows]), n_threads)
+            out[rows] = models[t].predict_raw(engine_matrix(X[rows], "csr"), n_threads)
         return out
 
     # -- fitted attributes ---------------------------------------------

@@ -185,7 +185,7 @@ class TwoPassForwardSelector(SelectorMixin, BaseEstimator):
             self.__dict__.pop(name, None)
         threshold, C, tol, max_iter, n_threads = self._check_params()
         metric, precision, scorer = self._resolve_scoring()
-        X = check_X(self, X, reset=True, order="F", allow_nan=False)
+        X = check_X(self, X, reset=True, order="F", allow_nan=False, dense_only=True)
         y = check_target(self, y, X.shape[0], labels=True)
         classes, codes = check_labels_sortable(y, "y")
         if classes.size != 2:
