@@ -145,11 +145,13 @@ pub fn bin_training_data(
     params: &BoosterParams,
     should_stop: &ShouldStop,
 ) -> Result<BinnedData> {
-    bin_features(
+    let mut binned = bin_features(
         &data.x,
         params.max_bins,
         params.bin_sample_rows,
         params.seed,
         should_stop,
-    )
+    )?;
+    binned.require_rows_per_leaf(params.min_samples_leaf);
+    Ok(binned)
 }

@@ -146,13 +146,14 @@ pub fn fit_forest(
         let y = Array2::from_shape_vec((k, n), units.targets(&flat)).expect("K × n targets");
         let w = units.weights(weights);
         let booster = units.internal_params(&params.tree_params());
-        let binned = bin_features(
+        let mut binned = bin_features(
             x,
             params.max_bins,
             booster.bin_sample_rows,
             params.seed,
             should_stop,
         )?;
+        binned.require_rows_per_leaf(params.min_samples_leaf);
         let features: Vec<usize> = (0..d).filter(|&f| binned.splittable[f]).collect();
         let m = params.max_features.of(features.len().max(1));
         let grow = |t: usize, node_weights: Option<Arc<Vec<f64>>>| -> Result<Member> {

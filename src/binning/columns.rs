@@ -81,7 +81,7 @@ pub enum Column<'a> {
 
 /// What the bin counts of a column say about it.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Shape {
+pub(crate) struct Shape {
     /// The most frequent bin (the lowest on ties).
     pub default_bin: u8,
     /// Rows in it.
@@ -135,12 +135,12 @@ impl Shape {
 /// Column-major dense bins of `n_features` columns of `n_rows`, stored: the
 /// mostly-default columns become sparse, and the others are moved together
 /// (in place) into the returned dense bins. Also returns each feature's
-/// skew and splittability.
+/// shape.
 pub(super) fn store_dense(
     mut bins: Vec<u8>,
     n_rows: usize,
     n_features: usize,
-) -> (Vec<u8>, Vec<Stored>, Vec<bool>, Vec<bool>) {
+) -> (Vec<u8>, Vec<Stored>, Vec<Shape>) {
     use rayon::prelude::*;
     let n = n_rows;
     let (shapes, sparse): (Vec<Shape>, Vec<Option<SparseColumn>>) = (0..n_features)
@@ -168,9 +168,7 @@ pub(super) fn store_dense(
     }
     bins.truncate(kept * n);
     bins.shrink_to_fit();
-    let skewed = shapes.iter().map(|s| s.is_skewed(n)).collect();
-    let splittable = shapes.iter().map(Shape::is_splittable).collect();
-    (bins, stored, skewed, splittable)
+    (bins, stored, shapes)
 }
 
 #[cfg(test)]
@@ -187,7 +185,9 @@ mod tests {
         bins[30] = 7;
         bins.extend((0..n).map(|r| r as u8));
         bins.extend(std::iter::repeat_n(2u8, n));
-        let (dense, stored, skewed, splittable) = store_dense(bins.clone(), n, 3);
+        let (dense, stored, shapes) = store_dense(bins.clone(), n, 3);
+        let skewed: Vec<bool> = shapes.iter().map(|s| s.is_skewed(n)).collect();
+        let splittable: Vec<bool> = shapes.iter().map(Shape::is_splittable).collect();
         assert_eq!(dense, bins[n..2 * n]);
         let Stored::Sparse(col) = &stored[0] else {
             panic!("column 0 is sparse")

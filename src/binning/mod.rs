@@ -20,7 +20,7 @@ use crate::error::{Result, SbError};
 use crate::interrupt::ShouldStop;
 use crate::matrix::{FeatureMatrix, Layout, Values};
 use crate::rng::Rng;
-use columns::Stored;
+use columns::{Shape, Stored};
 
 
 /// The cut points of one feature: value `v` falls in bin `b` when
@@ -101,6 +101,8 @@ pub struct BinnedData {
     /// constant feature (all zero, say) can never split, so no node builds
     /// its histogram.
     pub splittable: Vec<bool>,
+    /// Rows outside each feature's most frequent bin.
+    outside_default: Vec<usize>,
 }
 
 impl BinnedData {
@@ -151,7 +153,7 @@ impl BinnedData {
 
     fn new(
         n_rows: usize,
-        (dense, stored, mappers, skewed, splittable): (Vec<u8>, Vec<Stored>, Vec<BinMapper>, Vec<bool>, Vec<bool>),
+        (dense, stored, mappers, shapes): (Vec<u8>, Vec<Stored>, Vec<BinMapper>, Vec<Shape>),
     ) -> Self {
         BinnedData {
             n_rows,
@@ -160,8 +162,19 @@ impl BinnedData {
             dense,
             stored,
             mappers,
-            skewed,
-            splittable,
+            skewed: shapes.iter().map(|s| s.is_skewed(n_rows)).collect(),
+            splittable: shapes.iter().map(Shape::is_splittable).collect(),
+            outside_default: shapes.iter().map(|s| n_rows - s.most).collect(),
+        }
+    }
+
+    /// Mark unsplittable every feature with fewer than `min_samples_leaf`
+    /// rows outside its most frequent bin: the child that does not hold that
+    /// bin would be smaller, so no node of any tree can split on it. (Most
+    /// columns of sparse data are such, and skipping them is exact.)
+    pub fn require_rows_per_leaf(&mut self, min_samples_leaf: usize) {
+        for (ok, &outside) in self.splittable.iter_mut().zip(&self.outside_default) {
+            *ok &= outside >= min_samples_leaf;
         }
     }
 }
@@ -207,8 +220,8 @@ pub fn bin_features(
             if n == 0 {
                 mappers = vec![BinMapper { thresholds: Vec::new() }; d];
             }
-            let (bins, stored, skewed, splittable) = columns::store_dense(bins, n, d);
-            (bins, stored, mappers, skewed, splittable)
+            let (bins, stored, shapes) = columns::store_dense(bins, n, d);
+            (bins, stored, mappers, shapes)
         }
         (Layout::Csc(csc), Values::F64(v)) => {
             sparse::bin_csc(v, csc, n, d, max_bins, sample, should_stop)?

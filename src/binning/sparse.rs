@@ -14,9 +14,8 @@ use crate::matrix::{Compressed, Value};
 use rayon::prelude::*;
 
 /// A binned CSC matrix: dense bins of the columns kept dense
-/// (column-major), each column's storage, cut points, skew and
-/// splittability.
-pub(super) type BinnedColumns = (Vec<u8>, Vec<Stored>, Vec<BinMapper>, Vec<bool>, Vec<bool>);
+/// (column-major), each column's storage, cut points and shape.
+pub(super) type BinnedColumns = (Vec<u8>, Vec<Stored>, Vec<BinMapper>, Vec<Shape>);
 
 /// One column, binned.
 struct Binned {
@@ -84,11 +83,9 @@ pub(super) fn bin_csc<T: Value>(
     let mut dense = Vec::new();
     let mut stored = Vec::with_capacity(n_features);
     let mut mappers = Vec::with_capacity(n_features);
-    let mut skewed = Vec::with_capacity(n_features);
-    let mut splittable = Vec::with_capacity(n_features);
+    let mut shapes = Vec::with_capacity(n_features);
     for b in binned {
-        skewed.push(b.shape.is_skewed(n_rows));
-        splittable.push(b.shape.is_splittable());
+        shapes.push(b.shape);
         mappers.push(b.mapper);
         stored.push(match b.column {
             Ok(sparse) => Stored::Sparse(sparse),
@@ -98,7 +95,7 @@ pub(super) fn bin_csc<T: Value>(
             }
         });
     }
-    Ok((dense, stored, mappers, skewed, splittable))
+    Ok((dense, stored, mappers, shapes))
 }
 
 /// The bins of one stored column whose absent rows are in `zero_bin`.

@@ -13,7 +13,8 @@ mod per_node;
 use crate::binning::{BinnedData, Column};
 use crate::error::Result;
 use crate::histogram::{
-    build_feature, subtract_feature, HistLayout, Histogram, NodeGradients, NodeRows, RowSlots,
+    build_feature, subtract_feature, HistBin, HistLayout, Histogram, NodeGradients, NodeRows,
+    RowSlots,
 };
 use crate::interrupt::{self, ShouldStop};
 use crate::params::{BoosterParams, SplitSearch};
@@ -75,6 +76,10 @@ struct OpenLeaf {
     candidates: Vec<SplitCandidate>,
     /// The candidate with the best penalized score, if it beats `min_gain`.
     best: Option<Scored>,
+    /// Exhaustive search: the tree's features that this leaf (and its
+    /// subtree) can still split on, when some cannot (see [`stays_live`]);
+    /// `None` for all of them.
+    live: Option<Arc<Vec<usize>>>,
 }
 
 /// A split and its penalized score (`gain − deduction`).
@@ -193,6 +198,7 @@ impl<'a> TreeGrower<'a> {
             found: Vec::new(),
             candidates: Vec::new(),
             best: None,
+            live: None,
         };
         if let Some(source) = &mut self.per_node {
             source.begin_tree(
@@ -460,6 +466,7 @@ impl<'a> TreeGrower<'a> {
             found: parent.found.clone(),
             candidates: Vec::new(),
             best: None,
+            live: parent.live.clone(),
         };
         (
             child(left_id, seg.begin, n_left, split.left),
@@ -515,27 +522,57 @@ impl<'a> TreeGrower<'a> {
         let mut large_hist = parent_hist;
         let (data, c) = (self.data, &self.constraints);
         let (small_stats, large_stats) = (small.stats, large.stats);
-        let per_feature: Vec<(Option<SplitCandidate>, Option<SplitCandidate>)> = small_hist
-            .feature_slices_mut(&self.layout, features)
-            .into_par_iter()
-            .zip(large_hist.feature_slices_mut(&self.layout, features))
-            .with_min_len(4)
-            .map(|((f, small_bins), (_, large_bins))| {
-                build_feature(small_bins, data, f, node);
-                let best_large = large_ok.then(|| {
-                    subtract_feature(large_bins, small_bins);
-                    best_split_of_feature(f, large_bins, large_stats, c)
-                });
-                let best_small =
-                    small_ok.then(|| best_split_of_feature(f, small_bins, small_stats, c));
-                (best_small.flatten(), best_large.flatten())
-            })
-            .collect();
+        // The parent's live features (both siblings start with them).
+        let parent_live = small.live.clone();
+        let features = parent_live.as_deref().map_or(features, Vec::as_slice);
+        let per_feature: Vec<(Option<SplitCandidate>, Option<SplitCandidate>, [bool; 2])> =
+            small_hist
+                .feature_slices_mut(&self.layout, features)
+                .into_par_iter()
+                .zip(large_hist.feature_slices_mut(&self.layout, features))
+                .with_min_len(4)
+                .map(|((f, small_bins), (_, large_bins))| {
+                    build_feature(small_bins, data, f, node);
+                    let best_large = large_ok.then(|| {
+                        subtract_feature(large_bins, small_bins);
+                        best_split_of_feature(f, large_bins, large_stats, c)
+                    });
+                    let best_small =
+                        small_ok.then(|| best_split_of_feature(f, small_bins, small_stats, c));
+                    let live = [
+                        small_ok && stays_live(data, f, small_bins, c),
+                        large_ok && stays_live(data, f, large_bins, c),
+                    ];
+                    (best_small.flatten(), best_large.flatten(), live)
+                })
+                .collect();
         self.node_buf = buf;
+        for (side, leaf) in [&mut *small, &mut *large].into_iter().enumerate() {
+            if per_feature.iter().any(|p| !p.2[side]) {
+                let live = features.iter().zip(&per_feature).filter(|(_, p)| p.2[side]);
+                leaf.live = Some(Arc::new(live.map(|(&f, _)| f).collect()));
+            }
+        }
         let small_candidates = per_feature.iter().filter_map(|c| c.0).collect();
         let large_candidates = per_feature.iter().filter_map(|c| c.1).collect();
         self.attach(small, small_hist, small_candidates, selection);
         self.attach(large, large_hist, large_candidates, selection);
+    }
+}
+
+/// Whether a node whose histogram of feature `f` is `bins` (and so every
+/// node below it) may still split on `f`: a sparse column needs
+/// `min_samples_leaf` of the node's rows outside its default bin, since the
+/// child without that bin holds only such rows. Features that fail are left
+/// out of the node's subtree, so that histograms of sparse data cost the
+/// columns that can still split, not every column with a few non-zeros.
+fn stays_live(data: &BinnedData, f: usize, bins: &[HistBin], c: &SplitConstraints) -> bool {
+    match data.column(f) {
+        Column::Dense(_) => true,
+        Column::Sparse(column) => {
+            let total: u32 = bins.iter().map(|b| b.n).sum();
+            total - bins[column.default_bin as usize].n >= c.min_samples_leaf
+        }
     }
 }
 
