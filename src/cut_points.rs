@@ -348,7 +348,10 @@ mod tests {
             );
         }
         let positive = [3.0, 1.0, 2.0];
-        assert_eq!(cut_points_with_zeros(&positive, 4, 255), vec![0.5, 1.5, 2.5]);
+        assert_eq!(
+            cut_points_with_zeros(&positive, 4, 255),
+            vec![0.5, 1.5, 2.5]
+        );
         assert_eq!(cut_points_with_zeros(&[], 4, 255), Vec::<f64>::new());
     }
 }

@@ -1,9 +1,9 @@
 //! The training set and the limits of a fit.
 
 use crate::binning::{bin_features, BinnedData};
-use crate::matrix::FeatureMatrix;
 use crate::error::{Result, SbError};
 use crate::interrupt::ShouldStop;
+use crate::matrix::FeatureMatrix;
 use crate::params::BoosterParams;
 use std::ops::Range;
 

@@ -556,12 +556,24 @@ mod tests {
         let g: Vec<f64> = (0..n).map(|_| rng.next_f64() - 0.5).collect();
         let h: Vec<f64> = (0..n).map(|_| 0.1 + rng.next_f64()).collect();
         let all: Vec<u32> = (0..n as u32).collect();
-        let some: Vec<u32> = (0..n as u32).filter(|_| rng.next_f64() < 0.3).rev().collect();
+        let some: Vec<u32> = (0..n as u32)
+            .filter(|_| rng.next_f64() < 0.3)
+            .rev()
+            .collect();
         for rows in [&all, &some] {
-            let node_pairs: Vec<[f64; 2]> =
-                rows.iter().map(|&r| [g[r as usize], h[r as usize]]).collect();
+            let node_pairs: Vec<[f64; 2]> = rows
+                .iter()
+                .map(|&r| [g[r as usize], h[r as usize]])
+                .collect();
             let mut hist = Histogram::zeros(&layout);
-            build(&mut hist, &layout, &data, &[0, 1, 2], rows, NodeGradients::Pairs(&node_pairs));
+            build(
+                &mut hist,
+                &layout,
+                &data,
+                &[0, 1, 2],
+                rows,
+                NodeGradients::Pairs(&node_pairs),
+            );
             for f in 0..d {
                 let mut want = vec![HistBin::default(); data.mappers[f].n_bins()];
                 for &r in rows.iter() {
@@ -572,7 +584,10 @@ mod tests {
                 }
                 for (a, b) in hist.feature(&layout, f).iter().zip(&want) {
                     assert_eq!(a.n, b.n, "feature {f}");
-                    assert!((a.g - b.g).abs() < 1e-9 && (a.h - b.h).abs() < 1e-9, "{a:?} {b:?}");
+                    assert!(
+                        (a.g - b.g).abs() < 1e-9 && (a.h - b.h).abs() < 1e-9,
+                        "{a:?} {b:?}"
+                    );
                 }
             }
         }
@@ -590,7 +605,14 @@ mod tests {
         let g = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         let h = [1.0; 6];
         let mut hist = Histogram::zeros(&layout);
-        build(&mut hist, &layout, &data, &[0, 1], &rows, NodeGradients::Pairs(&pairs(&g, &h)));
+        build(
+            &mut hist,
+            &layout,
+            &data,
+            &[0, 1],
+            &rows,
+            NodeGradients::Pairs(&pairs(&g, &h)),
+        );
         for f in 0..2 {
             let total: f64 = hist.feature(&layout, f).iter().map(|b| b.g).sum();
             let count: u32 = hist.feature(&layout, f).iter().map(|b| b.n).sum();
@@ -612,12 +634,26 @@ mod tests {
         let g = [0.5, -1.0, 2.0, 0.25];
         let mut per_row = Histogram::zeros(&layout);
         let grads = pairs(&g, &[2.0; 4]);
-        build(&mut per_row, &layout, &data, &[0, 1], &rows, NodeGradients::Pairs(&grads));
+        build(
+            &mut per_row,
+            &layout,
+            &data,
+            &[0, 1],
+            &rows,
+            NodeGradients::Pairs(&grads),
+        );
         let mut constant = Histogram::zeros(&layout);
-        build(&mut constant, &layout, &data, &[0, 1], &rows, NodeGradients::ConstantHessian {
+        build(
+            &mut constant,
+            &layout,
+            &data,
+            &[0, 1],
+            &rows,
+            NodeGradients::ConstantHessian {
                 grad: &g,
                 hess: 2.0,
-            });
+            },
+        );
         assert_eq!(per_row.bins, constant.bins);
     }
 
@@ -633,11 +669,32 @@ mod tests {
         let gather =
             |rows: &[u32], v: &[f64]| rows.iter().map(|&r| v[r as usize]).collect::<Vec<_>>();
         let mut parent = Histogram::zeros(&layout);
-        build(&mut parent, &layout, &data, &[0, 1], &all, NodeGradients::Pairs(&pairs(&g, &h)));
+        build(
+            &mut parent,
+            &layout,
+            &data,
+            &[0, 1],
+            &all,
+            NodeGradients::Pairs(&pairs(&g, &h)),
+        );
         let mut l = Histogram::zeros(&layout);
-        build(&mut l, &layout, &data, &[0, 1], &left, NodeGradients::Pairs(&pairs(&gather(&left, &g), &gather(&left, &h))));
+        build(
+            &mut l,
+            &layout,
+            &data,
+            &[0, 1],
+            &left,
+            NodeGradients::Pairs(&pairs(&gather(&left, &g), &gather(&left, &h))),
+        );
         let mut r = Histogram::zeros(&layout);
-        build(&mut r, &layout, &data, &[0, 1], &right, NodeGradients::Pairs(&pairs(&gather(&right, &g), &gather(&right, &h))));
+        build(
+            &mut r,
+            &layout,
+            &data,
+            &[0, 1],
+            &right,
+            NodeGradients::Pairs(&pairs(&gather(&right, &g), &gather(&right, &h))),
+        );
         for f in 0..2 {
             let child = l.feature(&layout, f).to_vec();
             subtract_feature(&mut parent.bins[layout.range(f)], &child);

@@ -213,6 +213,10 @@ mod tests {
             assert!(e.contains(says), "{e}");
         }
         let dense = FeatureMatrix::dense(&values, 2, 2);
-        assert!(dense.validate().unwrap_err().to_string().contains("3 values"));
+        assert!(dense
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("3 values"));
     }
 }

@@ -20,11 +20,11 @@
 
 use crate::binning::{BinnedData, BinnedMatrix};
 use crate::data::{bin_training_data, query_ranges, TrainingData};
-use crate::matrix::FeatureMatrix;
 use crate::error::Result;
 use crate::feature_sampling::{DynamicWeights, Fading, FeatureSampling};
 use crate::grower::TreeGrower;
 use crate::interrupt::{self, ShouldStop};
+use crate::matrix::FeatureMatrix;
 use crate::metrics::Metric;
 use crate::model::Model;
 use crate::model_builder::ModelBuilder;

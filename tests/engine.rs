@@ -18,7 +18,10 @@ fn uniform(n: usize, d: usize, seed: u64) -> Vec<f64> {
 
 fn predict(model: &Model, x: &[f64], d: usize) -> Vec<f64> {
     Predictor::new(model)
-        .predict_raw(&sparseboost::matrix::FeatureMatrix::dense(x, x.len() / d, d), &common::never)
+        .predict_raw(
+            &sparseboost::matrix::FeatureMatrix::dense(x, x.len() / d, d),
+            &common::never,
+        )
         .unwrap()
 }
 
@@ -521,7 +524,10 @@ fn a_stop_request_ends_binning_growing_and_prediction() {
     }
     let model = fit_xy(&x, d, &y, &BoosterParams::default());
     let e = Predictor::new(&model)
-        .predict_raw(&sparseboost::matrix::FeatureMatrix::dense(&x, x.len() / d, d), &stop)
+        .predict_raw(
+            &sparseboost::matrix::FeatureMatrix::dense(&x, x.len() / d, d),
+            &stop,
+        )
         .unwrap_err();
     assert_eq!(e, sparseboost::SbError::Interrupted);
 }

@@ -290,7 +290,10 @@ fn each_task_scores_only_its_own_rows_when_subsampling() {
             .flat_map(|&i| tasks.x[i * tasks.d..(i + 1) * tasks.d].to_vec())
             .collect();
         let pred = Predictor::new(task_model)
-            .predict_raw(&sparseboost::matrix::FeatureMatrix::dense(&x, x.len() / tasks.d, tasks.d), &never)
+            .predict_raw(
+                &sparseboost::matrix::FeatureMatrix::dense(&x, x.len() / tasks.d, tasks.d),
+                &never,
+            )
             .unwrap();
         let mse = rows
             .iter()

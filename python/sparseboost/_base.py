@@ -306,7 +306,12 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         callback = _training.round_callback(self, names, _core.eval_metric_names(params))
         self._model, history = _core.fit(
             engine_matrix(X, "csc"),
-            y, sample_weight, params, group=group, eval_sets=evals, callback=callback
+            y,
+            sample_weight,
+            params,
+            group=group,
+            eval_sets=evals,
+            callback=callback,
         )
         _training.set_history(self, history, names)
         self.mu_max_ = history["mu_max"]

@@ -68,9 +68,7 @@ def _as_array(values, arg: str):
     return values
 
 
-def _reject_non_numbers(
-    values, arg: str, *, labels: bool = False, sparse_ok: bool = False
-) -> None:
+def _reject_non_numbers(values, arg: str, *, labels: bool = False, sparse_ok: bool = False) -> None:
     """Reject dtypes that are not numbers (for class labels, strings are
     fine), and sparse matrices unless ``sparse_ok``."""
     if sp.issparse(values):

@@ -192,7 +192,10 @@ mod tests {
         let Stored::Sparse(col) = &stored[0] else {
             panic!("column 0 is sparse")
         };
-        assert_eq!((col.rows.as_slice(), col.bins.as_slice()), (&[5, 30][..], &[1, 7][..]));
+        assert_eq!(
+            (col.rows.as_slice(), col.bins.as_slice()),
+            (&[5, 30][..], &[1, 7][..])
+        );
         assert_eq!(stored[1], Stored::Dense(0));
         assert!(matches!(&stored[2], Stored::Sparse(c) if c.rows.is_empty()));
         assert_eq!(skewed, [true, false, true]);
@@ -200,7 +203,10 @@ mod tests {
         let mut out = vec![0; n];
         col.decode(&mut out);
         assert_eq!(out, bins[..n]);
-        assert_eq!((0..n as u32).map(|r| col.bin_of(r)).collect::<Vec<_>>(), &bins[..n]);
+        assert_eq!(
+            (0..n as u32).map(|r| col.bin_of(r)).collect::<Vec<_>>(),
+            &bins[..n]
+        );
     }
 
     #[test]

@@ -22,7 +22,6 @@ use crate::matrix::{FeatureMatrix, Layout, Values};
 use crate::rng::Rng;
 use columns::{Shape, Stored};
 
-
 /// The cut points of one feature: value `v` falls in bin `b` when
 /// `thresholds[b-1] < v <= thresholds[b]`; NaN falls in [`BinMapper::missing_bin`].
 #[derive(Debug, Clone, PartialEq)]
@@ -218,7 +217,12 @@ pub fn bin_features(
                 Values::F32(v) => dense::bin_dense(v, n, d, max_bins, sample, should_stop)?,
             };
             if n == 0 {
-                mappers = vec![BinMapper { thresholds: Vec::new() }; d];
+                mappers = vec![
+                    BinMapper {
+                        thresholds: Vec::new()
+                    };
+                    d
+                ];
             }
             let (bins, stored, shapes) = columns::store_dense(bins, n, d);
             (bins, stored, mappers, shapes)
@@ -237,7 +241,6 @@ pub fn bin_features(
 fn csr_not_here() -> SbError {
     SbError::InvalidInput("a sparse X must be passed to training as CSC (scipy's tocsc())".into())
 }
-
 
 /// A matrix binned with cut points found before (an evaluation set, with
 /// the training data's), column-major like [`BinnedData`]: it is only ever

@@ -132,7 +132,10 @@ fn bin_column<T: Value>(
         column[r as usize] = b;
     }
     if shape.is_sparse(n_rows) {
-        return (shape, Ok(SparseColumn::compress(&column, shape.default_bin)));
+        return (
+            shape,
+            Ok(SparseColumn::compress(&column, shape.default_bin)),
+        );
     }
     (shape, Err(column))
 }

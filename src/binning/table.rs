@@ -134,4 +134,3 @@ impl BinTable {
         below as u8
     }
 }
-

@@ -37,7 +37,6 @@ impl PyMatrix<'_> {
     /// The engine's view, named `name` in errors; its index arrays are
     /// checked ([`FeatureMatrix::validate`]).
     pub(super) fn view(&self, name: &str) -> PyResult<FeatureMatrix<'_>> {
-
         let matrix = match self {
             PyMatrix::Dense64(x) => FeatureMatrix {
                 n_rows: x.shape()[0],

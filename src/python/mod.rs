@@ -7,8 +7,8 @@
 
 mod forest;
 mod logistic;
-mod multitask;
 mod matrix;
+mod multitask;
 mod params;
 mod training;
 
