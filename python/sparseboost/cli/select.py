@@ -96,6 +96,9 @@ def main(argv) -> int:
     started = time.perf_counter()
 
     path = args.data or readers.madelon_path()
+    readers.file_format(path)  # a wrong name fails before any progress line
+    if not os.path.isfile(path):
+        raise CliError(f"DATA {path!r}: no such file")
     progress.stage(f"reading {path}")
     data = readers.read(path, target=args.target, group=args.group)
     task = splitting.resolve_task(args.task, data.y, data.groups is not None)
