@@ -96,6 +96,7 @@ def write_report(out, summary, encoding, fitted, parts, history, progress):
     for label, (ks, vals) in curves.items():
         ax.plot(ks, vals, marker="o", label=label)
     ax.set_xlabel("K (original columns)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_ylabel(
         f"validation {metric}" + (" (higher is better)" if higher else " (lower is better)")
     )
@@ -107,7 +108,10 @@ def write_report(out, summary, encoding, fitted, parts, history, progress):
     for ax, (label, cols) in zip(
         axes, (("selected", selected_cols[:k_max]), ("top-K by gain", top_cols[:k_max]))
     ):
-        columns = np.flatnonzero(np.isin(origins, cols))[:MAX_K]
+        # Encoded columns in the list's order (entry or importance order).
+        columns = np.concatenate(
+            [np.flatnonzero(origins == c) for c in cols] or [np.zeros(0, np.intp)]
+        )[:MAX_K]
         names = [encoding.encoded_names()[j] for j in columns]
         image = ax.imshow(_abs_correlation(X_fit, columns), vmin=0, vmax=1, cmap="viridis")
         ax.set_title(f"|correlation|, {label} ({len(columns)})")
@@ -257,10 +261,10 @@ figcaption {{ color: #555; font-size: 0.9em; }}
 </style></head><body>
 <h1>sparseboost select</h1>
 <h2>Run</h2><table>{rows}</table>
+{cite}
 <h2>Test metrics</h2><table>{test}</table>
 <h2>Selected columns ({summary["n_selected"]}, in entry order)</h2><ol>{selected}</ol>
 {images}
-{cite}
 </body></html>
 """
 
