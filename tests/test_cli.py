@@ -1,15 +1,16 @@
-"""The main job (``sparseboost`` / ``python -m sparseboost``)."""
+"""The synthetic demo (``sparseboost demo``)."""
 
 import json
 
 import pytest
-from sparseboost.__main__ import main
+from sparseboost.cli import main
 
 
 @pytest.mark.parametrize("split_search", ["exhaustive", "group_testing"])
-def test_main_job_finds_the_relevant_features(capsys, tmp_path, split_search):
+def test_demo_finds_the_relevant_features(capsys, tmp_path, split_search):
     path = tmp_path / "model.json"
     argv = [
+        "demo",
         "--n-samples",
         "3000",
         "--n-features",

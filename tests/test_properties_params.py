@@ -30,7 +30,7 @@ from sparseboost import (
     SparseBoostClassifier,
     SparseBoostRegressor,
 )
-from sparseboost.__main__ import main
+from sparseboost.cli.demo import main  # the synthetic demo's options
 from sparseboost.datasets import make_multitask, make_synthetic
 from strategies import classes_for, estimator_classes, float_matrix, good_d
 

@@ -20,8 +20,10 @@ File layout (version 1)::
         "tasks_": [...],          # multitask estimators only: the task labels
         "tasks_dtype": "..."      # their numpy dtype (optional)
       },
-      "model": {...}              # the engine's model, format "sparseboost-model"
+      "model": {...},             # the engine's model, format "sparseboost-model"
                                   # ("sparseboost-multitask-model" for multitask)
+      "input_encoding": {...}     # optional: how the command line encoded the
+                                  # user's columns (sparseboost.cli.encoding)
     }
 
 The engine's part is documented in the Rust modules ``model`` (trees as flat
@@ -112,10 +114,13 @@ def _labels(values: np.ndarray):
     return values.tolist(), values.dtype.str
 
 
-def save_model(estimator, path) -> None:
+def save_model(estimator, path, *, input_encoding=None) -> None:
     """Write a fitted sparseboost estimator to ``path`` (JSON). The file is
     written to a temporary file beside ``path`` and renamed over it, so a
-    failure never leaves a partial file where a model was."""
+    failure never leaves a partial file where a model was.
+    ``input_encoding`` (a dict, see ``sparseboost.cli.encoding``) records
+    how the command line encoded the user's columns; it is checked as
+    ``load_model`` will check it."""
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(estimator)
@@ -140,6 +145,9 @@ def save_model(estimator, path) -> None:
         "fitted": fitted,
         "model": json.loads(estimator._model.to_json()),
     }
+    if input_encoding is not None:
+        _input_encoding(input_encoding, int(estimator.n_features_in_))
+        document["input_encoding"] = input_encoding
     try:
         text = json.dumps(document, allow_nan=False)
     except (TypeError, ValueError) as e:
@@ -252,6 +260,29 @@ def _best_round(fields, fitted, engine_model):
     return best_iteration, float(best_score)
 
 
+def _input_encoding(value, n_features: int):
+    """The ``input_encoding`` field, checked (``ValueError`` naming the
+    field); imported late because only the command line writes it."""
+    from .cli.encoding import Encoding
+
+    return Encoding.from_dict(value, n_features)
+
+
+def load_input_encoding(path):
+    """The ``input_encoding`` of the model file at ``path`` (an
+    ``Encoding``, checked against the model), or None if it has none. Also
+    returns the estimator: ``(estimator, encoding)``."""
+    estimator = load_model(path)
+    with open(path, encoding="utf-8") as f:
+        value = json.load(f).get("input_encoding")
+    if value is None:
+        return estimator, None
+    try:
+        return estimator, _input_encoding(value, int(estimator.n_features_in_))
+    except ValueError as e:
+        raise ValueError(f"model file {path}: {e}") from None
+
+
 def load_model(path):
     """Read an estimator written by ``save_model``; it predicts exactly as
     the saved one did. Raises ``ValueError`` naming the field of a file that
@@ -358,4 +389,9 @@ def load_model(path):
             "disagree with fitted.n_features_in_, fitted.feature_names_in_ or fitted.tasks_, "
             f"or are invalid: {e}",
         )
+    if document.get("input_encoding") is not None:
+        try:
+            _input_encoding(document["input_encoding"], d)
+        except ValueError as e:
+            raise ValueError(f"model file {path}: {e}") from None
     return estimator

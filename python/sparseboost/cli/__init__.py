@@ -1,0 +1,53 @@
+"""The ``sparseboost`` command.
+
+- ``sparseboost select [DATA] [options]``: select features on a data file
+  (or the embedded Madelon copy), write the model, metrics and a report;
+- ``sparseboost predict MODEL DATA --out predictions.csv``: score new rows
+  with a model written by ``select``;
+- ``sparseboost demo [options]``: the synthetic demonstration.
+
+``sparseboost`` with no subcommand (or with only options) is ``select``.
+Problems with the input print one line ``sparseboost: error: ...`` and exit
+with status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .errors import CliError
+
+COMMANDS = ("select", "predict", "demo")
+USAGE = (
+    "usage: sparseboost [select] [DATA] [options] | sparseboost predict MODEL DATA --out FILE"
+    " | sparseboost demo [options]\n(sparseboost COMMAND --help for a command's options)"
+)
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__.strip().split("\n\n")[0] + "\n\n" + USAGE)
+        return 0
+    command = argv.pop(0) if argv and argv[0] in COMMANDS else "select"
+    if command == "demo":
+        from .demo import main as demo
+
+        return demo(argv)
+    try:
+        if command == "predict":
+            from .predict import main as run
+        else:
+            from .select import main as run
+        return run(argv)
+    except CliError as e:
+        return _fail(str(e))
+    except (ValueError, TypeError, OSError) as e:
+        # The estimators' and persistence's messages name the argument.
+        return _fail(str(e))
+
+
+def _fail(message: str) -> int:
+    line = " ".join(message.split()) or "failed"
+    print(f"sparseboost: error: {line}", file=sys.stderr)
+    return 2

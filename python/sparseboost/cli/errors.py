@@ -1,0 +1,30 @@
+"""The command line's error convention: a problem with the user's input is a
+``CliError``, printed as one line ``sparseboost: error: ...`` with exit
+status 2 (argparse's convention), never as a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+
+class CliError(Exception):
+    """A problem with the command line's input, worded for its user."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a bad option raises ``CliError`` (one line) instead of
+    printing the usage and exiting."""
+
+    def error(self, message):
+        raise CliError(message)
+
+
+def need(module: str, purpose: str):
+    """Import an optional dependency, or say which extra provides it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise CliError(
+            f"{module} is needed for {purpose}: pip install 'sparseboost[cli]'"
+        ) from None

@@ -1,0 +1,141 @@
+"""The selection methods ``sparseboost select --method`` offers, each turned
+into the same result: the encoded columns it selected (in the order they
+entered, or by rank for the selectors that rank), and a fitted booster that
+``predict`` can save and reload.
+
+The boosters (agbm, gbfs, gt, dynamic) select while they fit, and that fit
+is the model. The other selectors (topk, forest, linear, twopass) only
+choose columns; a booster without penalty is then fitted on those columns
+(in selection order), and the model file records which encoded columns it
+takes (``model_columns``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..estimators import SparseBoostClassifier, SparseBoostRegressor
+from ..ranker import SparseBoostRanker
+from .errors import CliError
+
+METHODS = ("agbm", "gbfs", "gt", "topk", "forest", "dynamic", "linear", "twopass")
+BOOSTERS = ("agbm", "gbfs", "gt", "dynamic")
+# The booster settings of the command line: fewer, smaller trees than the
+# library's defaults so that a run on a laptop takes about a minute.
+BOOSTER_DEFAULTS = {"n_estimators": 200, "learning_rate": 0.1, "max_leaves": 15}
+# When neither --n-features nor --mu bounds a selector that needs a count.
+DEFAULT_COUNT = 10
+
+
+@dataclass
+class Fitted:
+    model: object  # a fitted sparseboost booster
+    selected: np.ndarray  # encoded column indices, entry (or rank) order
+    model_columns: np.ndarray | None  # columns the model takes; None: all
+
+
+def booster_class(task: str):
+    return {
+        "regression": SparseBoostRegressor,
+        "classification": SparseBoostClassifier,
+        "ranking": SparseBoostRanker,
+    }[task]
+
+
+def fit_booster(task, X, y, groups, eval_set, *, callbacks=None, **params):
+    """Fit the task's booster; ``groups`` are query sizes (ranking)."""
+    model = booster_class(task)(**{**BOOSTER_DEFAULTS, **params}, callbacks=callbacks)
+    fit_kwargs = {}
+    if eval_set is not None:
+        X_val, y_val, groups_val = eval_set
+        fit_kwargs["eval_set"] = [(X_val, y_val)]
+        if task == "ranking":
+            fit_kwargs["eval_group"] = [groups_val]
+    if task == "ranking":
+        return model.fit(X, y, groups, **fit_kwargs)
+    return model.fit(X, y, **fit_kwargs)
+
+
+def penalty_params(method, *, mu, n_features, bags, random_state) -> dict:
+    """The booster parameters of a penalised method."""
+    params = {
+        "penalty": "gbfs" if method == "gbfs" else "agbm",
+        "max_features": n_features,
+        "feature_bags": bags,
+        "random_state": random_state,
+        "split_search": "group_testing" if method == "gt" else "auto",
+    }
+    if mu is not None:
+        params["mu"] = mu
+    elif method == "gbfs":
+        # gbfs's μ is in gain units, which differ between data sets; a
+        # fraction of mu_max means the same on any data.
+        params["mu"] = "0.05*mu_max"
+    if method == "dynamic":
+        params.update(feature_sampling="dynamic", colsample_bytree=0.3)
+    return params
+
+
+def run(method, task, X, y, groups, eval_set, *, mu, n_features, bags, random_state, callbacks):
+    """Fit ``method`` on the training rows; ``eval_set`` is
+    ``(X_val, y_val, groups_val)``, watched after every round."""
+    if method in BOOSTERS:
+        params = penalty_params(
+            method, mu=mu, n_features=n_features, bags=bags, random_state=random_state
+        )
+        model = fit_booster(task, X, y, groups, eval_set, callbacks=callbacks, **params)
+        return Fitted(model, model.selected_features_, None)
+    if task == "ranking" and method != "topk":
+        raise CliError(f"--method {method} does not rank; use agbm, gbfs, gt, dynamic or topk")
+    count = n_features or DEFAULT_COUNT
+    selected = _select(method, task, X, y, groups, count, random_state)
+    if len(selected) == 0:
+        raise CliError(f"--method {method} selected no feature")
+    columns = np.asarray(selected, dtype=np.intp)
+    model = fit_booster(
+        task,
+        _columns(X, columns),
+        y,
+        groups,
+        None if eval_set is None else (_columns(eval_set[0], columns), *eval_set[1:]),
+        callbacks=callbacks,
+        penalty="none",
+        random_state=random_state,
+    )
+    return Fitted(model, columns, columns)
+
+
+def _select(method, task, X, y, groups, count, random_state) -> np.ndarray:
+    """The columns a selector keeps, best (or first) first, at most ``count``."""
+    if method == "topk":
+        plain = fit_booster(task, X, y, groups, None, penalty="none", random_state=random_state)
+        gains = plain.get_feature_importance("gain")
+        order = np.argsort(-gains, kind="stable")
+        return order[gains[order] > 0][:count]
+    if method == "forest":
+        from ..forest import SparseForestClassifier, SparseForestRegressor
+
+        cls = SparseForestClassifier if task == "classification" else SparseForestRegressor
+        forest = cls(n_estimators=100, random_state=random_state).fit(X, y)
+        return forest.selected_features_[:count]
+    if method == "linear":
+        from ..linear_forward import LinearForwardSelector
+
+        if task == "classification":
+            y = np.asarray(y).astype(str)  # rank classes as classes, not as numbers
+        selector = LinearForwardSelector(n_features_to_select=min(count, X.shape[1])).fit(X, y)
+        return selector.order_[: selector.n_features_to_select_]
+    if method == "twopass":
+        from ..two_pass import TwoPassForwardSelector
+
+        if task != "classification" or len(np.unique(y)) != 2:
+            raise CliError("--method twopass needs a binary classification target")
+        return TwoPassForwardSelector().fit(X, y).selected_features_[:count]
+    raise CliError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
+
+
+def _columns(X, columns):
+    """``X[:, columns]`` (a scipy sparse matrix stays sparse)."""
+    return X[:, columns]

@@ -1,0 +1,231 @@
+"""``sparseboost select [DATA] --target COL``: read a data file, select
+features with a booster (or another selector), and write the selected
+columns, the model, the test metrics and an HTML report to ``--out``.
+Without DATA it runs on the embedded Madelon copy."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import time
+
+import numpy as np
+
+from . import methods, readers, splitting
+from .encoding import Encoding
+from .errors import CliError, Parser, need
+from .progress import Progress
+from .scoring import test_metrics
+
+# Validation rows drawn from the training rows, watched after every round.
+VALIDATION_FRACTION = 0.2
+_RELATIVE_MU = re.compile(r"^\s*[0-9.eE+-]+\s*\*\s*mu_max\s*$")
+
+
+def make_parser():
+    p = Parser(prog="sparseboost select", description=__doc__.split("\n\n")[0])
+    p.add_argument("data", nargs="?", metavar="DATA", help=".csv/.tsv/.parquet/.svm/.npz")
+    p.add_argument("--target", metavar="COL", help="the column to predict (tables)")
+    p.add_argument("--group", metavar="COL", help="query id column (ranking)")
+    p.add_argument("--task", default="auto", choices=["auto", *splitting_tasks()])
+    p.add_argument("--method", default="agbm", help="|".join(methods.METHODS) + " (agbm)")
+    p.add_argument("--n-features", type=_int_at_least(1), metavar="K", help="feature budget")
+    p.add_argument("--mu", help="penalty: a number, or 'f*mu_max' (relative)")
+    p.add_argument("--test-size", type=_fraction, default=0.25)
+    p.add_argument("--random-state", type=_int_at_least(0), default=0)
+    p.add_argument("--out", default="sparseboost-out", metavar="DIR")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    return p
+
+
+def splitting_tasks():
+    return ["regression", "classification", "ranking"]
+
+
+def _int_at_least(minimum):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an int, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        return value
+
+    parse.__name__ = "int"
+    return parse
+
+
+def _fraction(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {value}")
+    return value
+
+
+def _mu(text):
+    """``--mu``: a number >= 0 or ``f*mu_max`` (the estimators check ranges)."""
+    if text is None:
+        return None
+    if _RELATIVE_MU.match(text):
+        return text.replace(" ", "")
+    try:
+        value = float(text)
+    except ValueError:
+        raise CliError(f"--mu must be a number or 'f*mu_max', got {text!r}") from None
+    if not np.isfinite(value) or value < 0:
+        raise CliError(f"--mu must be >= 0, got {text!r}")
+    return value
+
+
+def main(argv) -> int:
+    args = make_parser().parse_args(argv)
+    if args.method not in methods.METHODS:
+        raise CliError(f"--method must be one of {', '.join(methods.METHODS)}, got {args.method!r}")
+    mu = _mu(args.mu)
+    if mu is not None and args.method not in methods.BOOSTERS:
+        raise CliError(f"--mu applies to the penalised methods ({', '.join(methods.BOOSTERS)})")
+    # The report needs matplotlib whatever the input; say so before the work.
+    need("matplotlib", "the report's plots")
+    progress = Progress(args.quiet)
+    started = time.perf_counter()
+
+    path = args.data or readers.madelon_path()
+    readers.file_format(path)  # a wrong name fails before any progress line
+    if not os.path.isfile(path):
+        raise CliError(f"DATA {path!r}: no such file")
+    progress.stage(f"reading {path}")
+    data = readers.read(path, target=args.target, group=args.group)
+    task = splitting.resolve_task(args.task, data.y, data.groups is not None)
+    if data.kind == "table":
+        progress.stage(f"encoding {data.shape[1]} columns")
+        encoding = Encoding.fit(data.frame, task=task, target=args.target, group=args.group)
+        X = encoding.transform(data.frame)
+    else:
+        encoding = Encoding(task, None, None, None, data.feature_names)
+        X = data.X  # a scipy sparse matrix goes to the engine as it is
+    y = data.y
+
+    test_seed, val_seed = args.random_state, args.random_state + 1
+    train, test = splitting.split_rows(task, y, data.groups, args.test_size, test_seed)
+    fit_rows, val_rows = splitting.split_rows(
+        task, y[train], _part(data.groups, train), VALIDATION_FRACTION, val_seed
+    )
+    fit_rows = train[fit_rows]
+    val_rows = train[val_rows]
+    parts = {
+        name: _rows(X, y, data.groups, r)
+        for name, r in (("fit", fit_rows), ("validation", val_rows), ("test", test))
+    }
+
+    label = f"{args.method} on {X.shape[0]} x {X.shape[1]}"
+    n_rounds = methods.BOOSTER_DEFAULTS["n_estimators"]
+    progress.stage(f"fitting ({label}; binning first)")
+    callback = progress.rounds(n_rounds, label)
+    fit_started = time.perf_counter()
+    try:
+        fitted = methods.run(
+            args.method,
+            task,
+            *parts["fit"],
+            parts["validation"],
+            mu=mu,
+            n_features=args.n_features,
+            bags=encoding.bags(),
+            random_state=args.random_state,
+            callbacks=[callback],
+        )
+    finally:
+        callback.close()
+    fit_seconds = time.perf_counter() - fit_started
+    history = progress.history
+
+    model_X = {k: _model_input(v, fitted.model_columns) for k, v in parts.items()}
+    metrics = test_metrics(task, fitted.model, *model_X["test"])
+    selected_names = encoding.original_order(fitted.selected)
+    encoding.model_columns = (
+        None if fitted.model_columns is None else [int(j) for j in fitted.model_columns]
+    )
+
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "selected_features.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(f"{name}\n" for name in selected_names))
+    from ..persistence import save_model
+
+    save_model(
+        fitted.model, os.path.join(args.out, "model.json"), input_encoding=encoding.to_dict()
+    )
+    summary = {
+        "data": os.path.abspath(path) if args.data else "embedded Madelon (sparseboost/data)",
+        "task": task,
+        "method": args.method,
+        "split_search": fitted.model.split_search_,
+        "parameters": {
+            "mu": fitted.model.mu,
+            "mu_max": getattr(fitted.model, "mu_max_", None),
+            "n_features": args.n_features,
+            "test_size": args.test_size,
+            "random_state": args.random_state,
+        },
+        "data_shape": {
+            "rows": data.shape[0],
+            "columns": data.shape[1],
+            "encoded_columns": int(X.shape[1]),
+            "fit_rows": len(fit_rows),
+            "validation_rows": len(val_rows),
+            "test_rows": len(test),
+        },
+        "n_selected": len(selected_names),
+        "selected_features": selected_names,
+        "test_metrics": metrics,
+        "fit_seconds": round(fit_seconds, 3),
+    }
+
+    progress.stage("report: refits for the plots")
+    from .report import write_report
+
+    write_report(args.out, summary, encoding, fitted, parts, history, progress)
+    summary["total_seconds"] = round(time.perf_counter() - started, 3)
+    with open(os.path.join(args.out, "metrics.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=2, allow_nan=False)
+        f.write("\n")
+    _print_summary(summary, args.out)
+    return 0
+
+
+def _part(values, rows):
+    return None if values is None else values[rows]
+
+
+def _rows(X, y, groups, rows):
+    """``(X, y, query sizes)`` of ``rows``; a ranking's rows are reordered
+    so that each query's rows are consecutive."""
+    if groups is None:
+        return X[rows], y[rows], None
+    order, sizes = splitting.query_order(groups[rows])
+    rows = rows[order]
+    return X[rows], y[rows], sizes
+
+
+def _model_input(part, model_columns):
+    X, y, sizes = part
+    return (X if model_columns is None else X[:, model_columns]), y, sizes
+
+
+def _print_summary(summary, out):
+    metrics = ", ".join(f"{k} {v:.4f}" for k, v in summary["test_metrics"].items() if v is not None)
+    names = summary["selected_features"]
+    shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+    print(
+        f"{summary['task']} with {summary['method']} (split search: {summary['split_search']}): "
+        f"{summary['n_selected']} of {summary['data_shape']['columns']} columns selected "
+        f"in {summary['fit_seconds']:.1f} s"
+    )
+    print(f"selected, in entry order: {shown}")
+    print(f"test: {metrics}")
+    print(f"written to {out}/: selected_features.txt, model.json, metrics.json, report.html")

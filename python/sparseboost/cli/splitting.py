@@ -1,0 +1,81 @@
+"""The task a target asks for, and the held-out rows: a test set (and a
+validation set from the training rows) that is stratified by class for
+classification and made of whole queries for ranking."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import CliError
+
+# A numeric target with at most this many distinct integer values is taken
+# as class labels (-1/+1, 0..9 digits); more is a count or a measurement.
+MAX_INTEGER_CLASSES = 10
+
+
+def resolve_task(task: str, y, has_groups: bool) -> str:
+    """``--task auto``: ranking with query ids, else classification for a
+    non-numeric target or one of few integer values, else regression."""
+    values = np.asarray(y)
+    missing = _missing(values)
+    if missing.any():
+        raise CliError(f"the target has {int(missing.sum())} missing value(s); drop those rows")
+    distinct = np.unique(values.astype(str) if values.dtype == object else values)
+    if len(distinct) < 2:
+        raise CliError(f"the target has one value ({distinct[0]!r}); there is nothing to predict")
+    if task == "ranking" and not has_groups:
+        raise CliError("--task ranking needs query ids: --group COL (or qid: in an svmlight file)")
+    if task != "auto":
+        return task
+    if has_groups:
+        return "ranking"
+    numeric = values.dtype.kind in "iuf"
+    if not numeric:
+        return "classification"
+    integral = values.dtype.kind in "iu" or bool(np.all(values == np.round(values)))
+    return "classification" if integral and len(distinct) <= MAX_INTEGER_CLASSES else "regression"
+
+
+def _missing(values) -> np.ndarray:
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype == object:
+        import pandas as pd
+
+        return np.asarray(pd.isna(values), dtype=bool)
+    return np.zeros(len(values), dtype=bool)
+
+
+def split_rows(task, y, groups, fraction, seed) -> tuple:
+    """Row indices ``(kept, held_out)``, ``fraction`` of the rows (or of
+    the queries) held out."""
+    from sklearn.model_selection import GroupShuffleSplit, train_test_split
+
+    n = len(y)
+    rows = np.arange(n)
+    if task == "ranking":
+        splitter = GroupShuffleSplit(n_splits=1, test_size=fraction, random_state=seed)
+        kept, held = next(splitter.split(rows, groups=groups))
+        if len(kept) == 0 or len(held) == 0:
+            raise CliError("too few queries to hold some out; lower --test-size or add queries")
+        return kept, held
+    stratify = None
+    if task == "classification":
+        _, counts = np.unique(np.asarray(y).astype(str), return_counts=True)
+        # Stratifying needs 2 rows per class; otherwise plain shuffling.
+        stratify = np.asarray(y).astype(str) if counts.min() >= 2 else None
+    try:
+        return train_test_split(rows, test_size=fraction, random_state=seed, stratify=stratify)
+    except ValueError as e:
+        raise CliError(f"cannot hold out {fraction} of {n} rows: {e}") from None
+
+
+def query_order(groups) -> tuple:
+    """A row order that makes each query's rows consecutive (stable), and
+    the query sizes in that order (the rankers' ``group``)."""
+    _, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
+    # Queries in the order they first appear, rows within a query as given.
+    rank = np.argsort(np.argsort(first))[inverse]
+    order = np.argsort(rank, kind="stable")
+    sizes = np.bincount(rank)
+    return order, sizes[sizes > 0].astype(np.intp)

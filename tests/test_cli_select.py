@@ -1,0 +1,265 @@
+"""``sparseboost select`` and ``sparseboost predict`` on small files made
+here: CSV, Parquet and svmlight, with a string column and missing values."""
+
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sparseboost import SparseBoostRegressor
+from sparseboost.cli import main
+from sparseboost.cli.encoding import MISSING, Encoding
+from sparseboost.persistence import load_input_encoding
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("matplotlib")
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+FAST = ["--quiet", "--random-state", "0"]
+
+
+def make_frame(n=600, seed=0):
+    """``signal`` and the string column ``city`` carry the target; noise
+    columns, one with NaN, and some missing cities."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({f"noise{j}": rng.normal(size=n) for j in range(6)})
+    frame["signal"] = rng.normal(size=n)
+    city = rng.choice(["paris", "oslo", "lima"], size=n).astype(object)
+    city[rng.random(n) < 0.05] = None
+    frame["city"] = city
+    frame.loc[rng.random(n) < 0.1, "noise0"] = np.nan
+    score = 2.0 * frame["signal"] + 1.5 * (frame["city"] == "oslo") + rng.normal(0, 0.3, n)
+    return frame, score.to_numpy()
+
+
+def outputs_ok(out):
+    """The four outputs exist and parse; returns (selected names, metrics)."""
+    names = (out / "selected_features.txt").read_text().split("\n")[:-1]
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert json.loads((out / "model.json").read_text())["format"] == "sparseboost"
+    page = (out / "report.html").read_text()
+    images = re.findall(r"<img src='([^']+)'", page)
+    assert len(images) == 4
+    for image in images:
+        assert (out / image).read_bytes()[:8] == PNG_MAGIC
+    assert metrics["n_selected"] == len(names) == len(set(names))
+    return names, metrics
+
+
+def test_csv_classification_names_original_columns(tmp_path):
+    frame, score = make_frame()
+    frame["label"] = np.where(score > 0, "yes", "no")
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "out"
+    argv = ["select", str(tmp_path / "data.csv"), "--target", "label", "--out", str(out)]
+    assert main(argv + FAST) == 0
+    names, metrics = outputs_ok(out)
+    assert names[0] == "signal"
+    assert "city" in names  # once, by its name, not as city=oslo
+    assert set(names) <= set(frame.columns) - {"label"}
+    assert metrics["task"] == "classification"
+    assert metrics["split_search"] in ("exhaustive", "group_testing")
+    assert metrics["test_metrics"]["auc"] > 0.9
+    assert "city" in (out / "report.html").read_text()
+
+
+def test_predict_round_trip_matches_the_estimator(tmp_path):
+    frame, score = make_frame()
+    frame["label"] = np.where(score > 0, "yes", "no")
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "out"
+    argv = ["select", str(tmp_path / "data.csv"), "--target", "label", "--out", str(out)]
+    assert main(argv + FAST) == 0
+    new = frame.drop(columns="label").iloc[:50].copy()
+    new.loc[new.index[0], "city"] = "tokyo"  # never seen: no indicator set
+    new.to_csv(tmp_path / "new.csv", index=False)
+    predictions = tmp_path / "p.csv"
+    model_path = str(out / "model.json")
+    assert main(["predict", model_path, str(tmp_path / "new.csv"), "--out", str(predictions)]) == 0
+    got = pd.read_csv(predictions)
+
+    # The encoding written by hand: numeric columns as they are, then one
+    # indicator per training category of city (sorted, <missing> last).
+    model, encoding = load_input_encoding(model_path)
+    numeric = [c for c in new.columns if c != "city"]
+    categories = ["lima", "oslo", "paris", MISSING]
+    city = new["city"].fillna(MISSING)
+    X = np.column_stack(
+        [new[numeric].to_numpy(float)] + [(city == c).to_numpy(float) for c in categories]
+    )
+    assert X[0, -4:].sum() == 0
+    assert [c.categories for c in encoding.columns if c.categories] == [categories]
+    proba = model.predict_proba(X)
+    np.testing.assert_array_equal(got[[f"proba_{c}" for c in model.classes_]].to_numpy(), proba)
+    assert list(got["prediction"]) == list(model.classes_[proba.argmax(axis=1)])
+
+
+def test_parquet_regression_by_subprocess(tmp_path):
+    pytest.importorskip("pyarrow")
+    frame, score = make_frame(seed=1)
+    frame["y"] = score
+    frame.to_parquet(tmp_path / "data.parquet")
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [sys.executable, "-m", "sparseboost", "select", str(tmp_path / "data.parquet")]
+        + ["--target", "y", "--out", str(out), "--method", "gbfs", "--n-features", "4"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    names, metrics = outputs_ok(out)
+    assert metrics["task"] == "regression" and metrics["method"] == "gbfs"
+    assert names[0] == "signal" and "city" in names
+    assert metrics["test_metrics"]["r2"] > 0.8
+    assert "features=" in run.stderr  # the progress bar's tail
+
+
+def engine_takes_sparse():
+    import scipy.sparse as sp
+
+    try:
+        SparseBoostRegressor(n_estimators=1).fit(sp.csr_matrix(np.eye(40)), np.arange(40.0))
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+@pytest.mark.skipif(not engine_takes_sparse(), reason="the engine does not take sparse X yet")
+def test_svmlight_stays_sparse_and_predicts(tmp_path, monkeypatch):
+    from sklearn.datasets import dump_svmlight_file
+
+    rng = np.random.default_rng(2)
+    n, d = 500, 40
+    X = (rng.random((n, d)) < 0.1) * rng.integers(1, 5, (n, d))
+    y = (X[:, 3] > 0).astype(int) ^ (rng.random(n) < 0.05)
+    dump_svmlight_file(X, y, str(tmp_path / "data.svm"))
+    seen = []
+    fit = SparseBoostRegressor.fit.__globals__["BaseSparseBoost"]._fit
+
+    def spy(self, X, *args, **kwargs):
+        seen.append(type(X).__name__)
+        return fit(self, X, *args, **kwargs)
+
+    monkeypatch.setattr(fit.__globals__["BaseSparseBoost"], "_fit", spy)
+    out = tmp_path / "out"
+    assert main(["select", str(tmp_path / "data.svm"), "--out", str(out)] + FAST) == 0
+    names, _ = outputs_ok(out)
+    assert names[0] == "x3"
+    assert seen[0] == "csr_matrix"
+    p = tmp_path / "p.csv"
+    assert (
+        main(["predict", str(out / "model.json"), str(tmp_path / "data.svm"), "--out", str(p)]) == 0
+    )
+    assert len(pd.read_csv(p)) == n
+
+
+def test_one_hot_bag_pays_the_penalty_once_per_column():
+    # city=a is worth much more than mu, city=b less: alone, b never pays
+    # its way in; in city's bag it is free once city=a has paid.
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"city": rng.choice(["a", "b", "c"], 4000), "u": rng.random(4000)})
+    y = 10.0 * (frame["city"] == "a") + 1.0 * (frame["city"] == "b")
+    encoding = Encoding.fit(frame, task="regression", target="y", group=None)
+    X = encoding.transform(frame)
+    assert encoding.encoded_names() == ["city=a", "city=b", "city=c", "u"]
+    np.testing.assert_array_equal(encoding.bags(), [0, 0, 0, 1])
+    common = {"penalty": "gbfs", "mu": 2000.0, "n_estimators": 5, "random_state": 0}
+    alone = SparseBoostRegressor(**common).fit(X, y)
+    assert list(alone.selected_features_) == [0]
+    bagged = SparseBoostRegressor(feature_bags=encoding.bags(), **common).fit(X, y)
+    assert set(bagged.selected_features_) >= {0, 1}
+    assert 3 not in bagged.selected_features_
+    assert encoding.original_order(bagged.selected_features_) == ["city"]
+
+
+def test_default_runs_on_embedded_madelon(tmp_path):
+    out = tmp_path / "out"
+    assert main(["--out", str(out), "--quiet"]) == 0
+    names, metrics = outputs_ok(out)
+    assert metrics["data_shape"]["rows"] == 2600 and metrics["data_shape"]["columns"] == 500
+    assert metrics["test_metrics"]["auc"] > 0.75
+    assert "Guyon" in (out / "report.html").read_text()
+
+
+def bad_model(tmp_path):
+    frame, score = make_frame(n=200)
+    frame["y"] = score
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "m"
+    assert main(["select", str(tmp_path / "d.csv"), "--target", "y", "--out", str(out)] + FAST) == 0
+    document = json.loads((out / "model.json").read_text())
+    document["input_encoding"]["columns"][0]["categories"] = [1, 2]
+    (out / "model.json").write_text(json.dumps(document))
+    return ["predict", str(out / "model.json"), str(tmp_path / "d.csv")]
+
+
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        ("missing_file", "no such file"),
+        ("unreadable", "cannot be read as parquet"),
+        ("unknown_type", "unknown file type"),
+        ("missing_target", "--target 'nope': no such column"),
+        ("one_value", "the target has one value"),
+        ("unknown_method", "--method must be one of"),
+        ("bad_test_size", "--test-size"),
+        ("bad_mu", "--mu must be"),
+        ("bad_model_field", "input_encoding.columns[0].categories"),
+    ],
+)
+def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
+    frame, score = make_frame(n=100)
+    frame["y"] = score
+    csv = str(tmp_path / "d.csv")
+    frame.to_csv(csv, index=False)
+    (tmp_path / "bad.parquet").write_bytes(b"not parquet at all")
+    (tmp_path / "d.xyz").write_text("1,2\n")
+    frame.assign(y=1.0).to_csv(tmp_path / "one.csv", index=False)
+    argv = {
+        "missing_file": ["select", str(tmp_path / "absent.csv"), "--target", "y"],
+        "unreadable": ["select", str(tmp_path / "bad.parquet"), "--target", "y"],
+        "unknown_type": ["select", str(tmp_path / "d.xyz"), "--target", "y"],
+        "missing_target": ["select", csv, "--target", "nope"],
+        "one_value": ["select", str(tmp_path / "one.csv"), "--target", "y"],
+        "unknown_method": ["select", csv, "--target", "y", "--method", "lasso"],
+        "bad_test_size": ["select", csv, "--target", "y", "--test-size", "2"],
+        "bad_mu": ["select", csv, "--target", "y", "--mu", "lots"],
+        "bad_model_field": None,
+    }[case]
+    if argv is None:
+        argv = bad_model(tmp_path)
+        capsys.readouterr()
+    assert main(argv + ["--out", str(tmp_path / "o")]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    # One error line, last; before it at most progress stage lines.
+    assert lines[-1].startswith("sparseboost: error: ") and expected in lines[-1]
+    assert all(line.startswith("[") for line in lines[:-1])
+
+
+def test_errors_by_subprocess_have_no_traceback(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "-m", "sparseboost", "select", str(tmp_path / "absent.csv")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2
+    assert run.stderr.startswith("sparseboost: error: DATA") and run.stderr.count("\n") == 1
+
+
+def test_missing_extra_names_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
+    frame, score = make_frame(n=100)
+    frame["y"] = score
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    assert main(["select", str(tmp_path / "d.csv"), "--target", "y", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "matplotlib" in err and "sparseboost[cli]" in err
+
+
+def test_demo_subcommand_still_runs(capsys):
+    assert main(["demo", "--n-samples", "500", "--n-features", "10", "--n-estimators", "5"]) == 0
+    assert "synthetic regression" in capsys.readouterr().out
