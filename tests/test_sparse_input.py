@@ -13,7 +13,6 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
-
 from sparseboost import (
     LinearForwardSelector,
     MultiTaskSparseBoostRegressor,

@@ -11,8 +11,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from ._matrix import engine_matrix
 from . import _core, _training
+from ._matrix import engine_matrix
 from ._validation import (
     check_sample_weight,
     check_target,
