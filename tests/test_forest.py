@@ -167,9 +167,10 @@ def test_bad_parameters_are_named(params, message):
         SparseForestClassifier(n_estimators=5),
     ],
     expected_failed_checks=lambda est: {
-        "check_sample_weight_equivalence_on_dense_data": (
+        f"check_sample_weight_equivalence_on_{kind}_data": (
             "bootstrap counts are drawn per row: a row repeated twice is drawn twice"
-        ),
+        )
+        for kind in ("dense", "sparse")
     },
 )
 def test_sklearn_compatible(estimator, check):

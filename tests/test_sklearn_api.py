@@ -19,9 +19,10 @@ def expected_failures(estimator):
         # check for the same reason). The binary classifier happened to pass
         # it on the check's data; the multiclass one (the check uses 3
         # classes since scikit-learn 1.7) does not.
-        "check_sample_weight_equivalence_on_dense_data": (
+        f"check_sample_weight_equivalence_on_{kind}_data": (
             "binning and min_samples_leaf count rows, not weights"
-        ),
+        )
+        for kind in ("dense", "sparse")
     }
 
 

@@ -185,3 +185,18 @@ def test_any_sparse_matrix_gives_the_dense_model(n, d, density, seed):
     for M in (sp.csc_matrix(X), sp.csr_matrix(X).astype(np.float32)):
         other = SparseBoostRegressor(**params).fit(M, y)
         assert other._model.to_json() == reference._model.to_json()
+
+
+def test_selectors_select_the_same_features_from_sparse_input():
+    from sparseboost import SparseBoostSelectorCV, TopKSelector
+
+    X, signal = sparse_problem(seed=7)
+    y = (signal > np.median(signal)).astype(int)
+    for selector in (
+        SparseBoostSelectorCV(max_features=4, cv=2, random_state=0),
+        TopKSelector(n_features_to_select=3),
+    ):
+        dense = clone(selector).fit(X, y)
+        sparse = clone(selector).fit(sp.csr_matrix(X), y)
+        np.testing.assert_array_equal(sparse.get_support(), dense.get_support())
+        assert sp.issparse(sparse.transform(sp.csr_matrix(X)))

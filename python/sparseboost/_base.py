@@ -247,6 +247,7 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True  # CSR/CSC, read without a dense copy
         return tags
 
     # -- fitting -------------------------------------------------------

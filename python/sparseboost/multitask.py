@@ -106,6 +106,7 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True  # CSR/CSC, read without a dense copy
         return tags
 
     # -- fitting -------------------------------------------------------

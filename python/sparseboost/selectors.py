@@ -27,6 +27,7 @@ class WrapsBooster:
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True  # CSR/CSC, read without a dense copy
         tags.target_tags.required = True
         return tags
 

@@ -70,8 +70,11 @@ class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, Bas
         tags.target_tags.required = True
         if self.estimator is None or isinstance(self.estimator, BaseSparseBoost):
             tags.input_tags.allow_nan = True
+            tags.input_tags.sparse = True
         else:
-            tags.input_tags.allow_nan = self.estimator.__sklearn_tags__().input_tags.allow_nan
+            inner = self.estimator.__sklearn_tags__().input_tags
+            tags.input_tags.allow_nan = inner.allow_nan
+            tags.input_tags.sparse = inner.sparse
         return tags
 
     def __sklearn_is_fitted__(self):
