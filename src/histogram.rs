@@ -312,6 +312,18 @@ fn fill_sparse(out: &mut [HistBin], column: &SparseColumn, slots: SlotView, grad
             }
         }
     }
+    finish_sparse(out, column, slots, grads);
+}
+
+/// Give a sparse column's default bin what its stored rows left of the
+/// node's totals, once `out` holds the sums of the node's stored rows
+/// (filled by [`fill_sparse`] or by rows, [`crate::sparse_rows`]).
+pub fn finish_sparse(
+    out: &mut [HistBin],
+    column: &SparseColumn,
+    slots: SlotView,
+    grads: NodeGradients,
+) {
     let mut rest = HistBin::default();
     for slot in out.iter() {
         rest.g += slot.g;

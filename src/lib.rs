@@ -40,6 +40,7 @@ pub mod rng;
 pub mod sampling;
 pub mod scores;
 pub mod selection;
+pub mod sparse_rows;
 pub mod split;
 pub mod threads;
 pub mod trainer;

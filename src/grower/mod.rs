@@ -13,14 +13,15 @@ mod per_node;
 use crate::binning::{BinnedData, Column};
 use crate::error::Result;
 use crate::histogram::{
-    build_feature, subtract_feature, HistBin, HistLayout, Histogram, NodeGradients, NodeRows,
-    RowSlots,
+    build_feature, finish_sparse, subtract_feature, HistBin, HistLayout, Histogram, NodeGradients,
+    NodeRows, RowSlots,
 };
 use crate::interrupt::{self, ShouldStop};
 use crate::params::{BoosterParams, SplitSearch};
 use crate::partition::partition_segment;
 use crate::penalty::Changed;
 use crate::selection::TreeSelection;
+use crate::sparse_rows::SparseRows;
 use crate::split::{
     best_split_of_feature, split_candidates, NodeStats, SplitCandidate, SplitConstraints,
 };
@@ -112,6 +113,8 @@ pub struct TreeGrower<'a> {
     large_buf: NodeBuffers,
     /// Polled before every split, so that a large tree stops early.
     should_stop: &'a ShouldStop<'a>,
+    /// The splittable sparse columns row by row, when there are any.
+    sparse_rows: Option<SparseRows>,
 }
 
 impl<'a> TreeGrower<'a> {
@@ -146,6 +149,7 @@ impl<'a> TreeGrower<'a> {
             per_node,
             large_buf: NodeBuffers::default(),
             should_stop,
+            sparse_rows: SparseRows::new(data, |f| data.splittable[f]),
         })
     }
 
@@ -525,14 +529,34 @@ impl<'a> TreeGrower<'a> {
         // The parent's live features (both siblings start with them).
         let parent_live = small.live.clone();
         let features = parent_live.as_deref().map_or(features, Vec::as_slice);
+        // A sparse column's histogram is a few stored rows: tasks of a few
+        // features would cost rayon more than the work they hold.
+        let min_len = if data.has_sparse() { 64 } else { 4 };
+        // The sparse columns row by row when the node's rows hold fewer of
+        // their entries than the columns do (below the root, usually).
+        let by_rows = match &mut self.sparse_rows {
+            Some(sparse) if sparse.cost(seg_rows) < column_cost(data, sparse, features) => {
+                sparse.fill(&mut small_hist, &self.layout, features, node)
+            }
+            _ => vec![false; features.len()],
+        };
         let per_feature: Vec<(Option<SplitCandidate>, Option<SplitCandidate>, [bool; 2])> =
             small_hist
                 .feature_slices_mut(&self.layout, features)
                 .into_par_iter()
                 .zip(large_hist.feature_slices_mut(&self.layout, features))
-                .with_min_len(4)
-                .map(|((f, small_bins), (_, large_bins))| {
-                    build_feature(small_bins, data, f, node);
+                .zip(&by_rows)
+                .with_min_len(min_len)
+                .map(|(((f, small_bins), (_, large_bins)), &filled)| {
+                    match data.column(f) {
+                        Column::Sparse(column) if filled => finish_sparse(
+                            small_bins,
+                            column,
+                            node.slots.expect("slots"),
+                            node.grads,
+                        ),
+                        _ => build_feature(small_bins, data, f, node),
+                    }
                     let best_large = large_ok.then(|| {
                         subtract_feature(large_bins, small_bins);
                         best_split_of_feature(f, large_bins, large_stats, c)
@@ -558,6 +582,19 @@ impl<'a> TreeGrower<'a> {
         self.attach(small, small_hist, small_candidates, selection);
         self.attach(large, large_hist, large_candidates, selection);
     }
+}
+
+/// Entries a column-by-column fill of `features`' sparse columns held by
+/// `sparse` reads.
+fn column_cost(data: &BinnedData, sparse: &SparseRows, features: &[usize]) -> usize {
+    features
+        .iter()
+        .filter(|&&f| sparse.holds(f))
+        .map(|&f| match data.column(f) {
+            Column::Sparse(column) => column.rows.len(),
+            Column::Dense(_) => 0,
+        })
+        .sum()
 }
 
 /// Whether a node whose histogram of feature `f` is `bins` (and so every
