@@ -5,7 +5,8 @@
 //! fixed costs per feature and node:
 //!
 //! - exhaustive: every tree reads the histogram of each splittable feature
-//!   (`d'` of them) in every built node: `d' · (R + J·(b̄ + F))` per tree,
+//!   (`d'` of them) in every built node: `d' · (R + J·(b̄ + F))` per tree
+//!   (R scaled by each sparse-stored column's share of stored rows),
 //!   where `R = n·(1 + log₂J / 2)` is the rows a tree's built nodes hold
 //!   (the root and the smaller child of each split; J = `max_leaves`), `b̄`
 //!   the mean bins of a feature and F = [`FEATURE_OVERHEAD`];
@@ -32,7 +33,7 @@
 //! exhaustive feature of about 190 per node.
 use super::plan;
 use super::prefix_cache::CHECKPOINT;
-use crate::binning::BinnedData;
+use crate::binning::{BinnedData, Column};
 use crate::params::BoosterParams;
 
 /// Reads per row of one halving relative to a histogram's: a column of
@@ -80,7 +81,16 @@ impl SearchCost {
         let trees = params.n_estimators as f64;
         let rows = n * (1.0 + leaves.log2() / 2.0);
         let per_feature = rows + leaves * (mean_bins + FEATURE_OVERHEAD);
-        let exhaustive = trees * d as f64 * per_feature;
+        // A sparse column's histograms read its stored rows, not all rows.
+        let density: f64 = splittable
+            .iter()
+            .map(|&f| match data.column(f) {
+                Column::Sparse(column) => column.rows.len() as f64 / n.max(1.0),
+                Column::Dense(_) => 1.0,
+            })
+            .sum();
+        let exhaustive =
+            trees * (density * rows + d as f64 * leaves * (mean_bins + FEATURE_OVERHEAD));
 
         let s = params.gt_n_features.clamp(1, d);
         let plan = plan(data.n_rows, d, s, params.gt_delta);
