@@ -23,17 +23,29 @@ pub struct HistBin {
 /// Where each feature's bins sit in the flat buffer.
 #[derive(Debug, Clone)]
 pub struct HistLayout {
-    /// The features with bins, ascending; `None` when all d have bins.
-    features: Option<Vec<usize>>,
+    /// Which features have bins.
+    features: Slots,
     /// `offsets[i]..offsets[i+1]` are the bins of the i-th feature with bins.
     offsets: Vec<usize>,
+}
+
+/// The features with bins and how a feature finds its position among them.
+#[derive(Debug, Clone)]
+enum Slots {
+    /// All d features, in order.
+    All,
+    /// A few features, ascending (found by binary search).
+    Listed(Vec<usize>),
+    /// Many of d features: the position of each feature, `u32::MAX` for
+    /// none.
+    Mapped(Vec<u32>),
 }
 
 impl HistLayout {
     /// The layout for binned data: every feature has `n_bins()` slots.
     pub fn new(data: &BinnedData) -> Self {
         HistLayout {
-            features: None,
+            features: Slots::All,
             offsets: offsets(data.mappers.iter().map(|m| m.n_bins())),
         }
     }
@@ -42,16 +54,40 @@ impl HistLayout {
     /// scan a few features of d, so its size follows them, not d.
     pub fn for_features(data: &BinnedData, features: &[usize]) -> Self {
         HistLayout {
-            features: Some(features.to_vec()),
+            features: Slots::Listed(features.to_vec()),
+            offsets: offsets(features.iter().map(|&f| data.mappers[f].n_bins())),
+        }
+    }
+
+    /// A layout with bins for the features that can split: a histogram
+    /// holds no slots for the rest (most columns of sparse data).
+    pub fn for_splittable(data: &BinnedData) -> Self {
+        let features: Vec<usize> = (0..data.n_features)
+            .filter(|&f| data.splittable[f])
+            .collect();
+        if features.len() == data.n_features {
+            return HistLayout::new(data);
+        }
+        let mut mapped = vec![u32::MAX; data.n_features];
+        for (i, &f) in features.iter().enumerate() {
+            mapped[f] = i as u32;
+        }
+        HistLayout {
+            features: Slots::Mapped(mapped),
             offsets: offsets(features.iter().map(|&f| data.mappers[f].n_bins())),
         }
     }
 
     /// Position of feature `f` among the features with bins.
+    #[inline]
     fn slot(&self, f: usize) -> Option<usize> {
         match &self.features {
-            None => Some(f),
-            Some(listed) => listed.binary_search(&f).ok(),
+            Slots::All => Some(f),
+            Slots::Listed(listed) => listed.binary_search(&f).ok(),
+            Slots::Mapped(mapped) => match mapped[f] {
+                u32::MAX => None,
+                i => Some(i as usize),
+            },
         }
     }
 

@@ -135,7 +135,7 @@ impl<'a> TreeGrower<'a> {
         };
         Ok(TreeGrower {
             data,
-            layout: HistLayout::new(data),
+            layout: HistLayout::for_splittable(data),
             params,
             constraints: SplitConstraints {
                 min_samples_leaf: params.min_samples_leaf.min(u32::MAX as usize) as u32,
