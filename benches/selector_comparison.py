@@ -71,7 +71,6 @@ Results: one table per data set, and JSON in
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import platform
@@ -81,11 +80,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 import sparseboost as sb
 from sklearn.datasets import load_svmlight_file
 from sklearn.metrics import roc_auc_score
 from sparseboost.metrics import recall_at_precision
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sparse_data  # noqa: E402
 
 BENCH_DIR = Path(__file__).resolve().parent
 PROJECT_ROOT = BENCH_DIR.parent
@@ -102,27 +103,16 @@ RECALL_SOURCE = "sparseboost.metrics.recall_at_precision"
 
 
 def _load_nolabel_svm(path, n_features):
-    buf = b"".join(b"0 " + line for line in open(path, "rb"))
-    X = load_svmlight_file(io.BytesIO(buf), n_features=n_features, zero_based=False)[0]
-    return X.toarray()
+    return sparse_data.load_nolabel_svm(path, n_features).toarray()
 
 
 def _labels(path):
-    return (np.loadtxt(path) > 0).astype(int)
+    return sparse_data.labels(path)
 
 
 def load_dorothea():
     """Dorothea's reconstructed training rows, dense float32, labels 0/1."""
-    d = DATA_DIR / "dorothea"
-    rows, cols = [], []
-    with open(d / "dorothea_train_reconstructed.data") as f:
-        for i, line in enumerate(f):
-            for token in line.split():
-                rows.append(i)
-                cols.append(int(token) - 1)
-    n = i + 1
-    X = sp.csr_matrix((np.ones(len(rows), np.float32), (rows, cols)), shape=(n, 88119))
-    y = (np.loadtxt(d / "dorothea_train.labels") > 0).astype(int)
+    X, y = sparse_data.load_dorothea(np.float32)
     return X.toarray(), y
 
 
