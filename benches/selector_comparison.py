@@ -101,18 +101,19 @@ RECALL_SOURCE = "sparseboost.metrics.recall_at_precision"
 # ------------------------------------------------------------------------ data
 
 
-def _load_nolabel_svm(path, n_features):
+def _load_nolabel_svm(path, n_features, dense=True):
     buf = b"".join(b"0 " + line for line in open(path, "rb"))
     X = load_svmlight_file(io.BytesIO(buf), n_features=n_features, zero_based=False)[0]
-    return X.toarray()
+    return X.toarray() if dense else X
 
 
 def _labels(path):
     return (np.loadtxt(path) > 0).astype(int)
 
 
-def load_dorothea():
-    """Dorothea's reconstructed training rows, dense float32, labels 0/1."""
+def load_dorothea(dense=True):
+    """Dorothea's reconstructed training rows, float32 (dense, or CSR with
+    ``dense=False``), labels 0/1."""
     d = DATA_DIR / "dorothea"
     rows, cols = [], []
     with open(d / "dorothea_train_reconstructed.data") as f:
@@ -123,11 +124,12 @@ def load_dorothea():
     n = i + 1
     X = sp.csr_matrix((np.ones(len(rows), np.float32), (rows, cols)), shape=(n, 88119))
     y = (np.loadtxt(d / "dorothea_train.labels") > 0).astype(int)
-    return X.toarray(), y
+    return (X.toarray() if dense else X), y
 
 
-def load(name, adult_train):
-    """(X_train, y_train, X_valid, y_valid, note) of a data set, labels 0/1."""
+def load(name, adult_train, dense=True):
+    """(X_train, y_train, X_valid, y_valid, note) of a data set, labels 0/1.
+    ``dense=False`` keeps Dexter as scipy CSR (the others are dense files)."""
     if name in ("madelon", "arcene"):
         d = DATA_DIR / name
         return (
@@ -140,9 +142,9 @@ def load(name, adult_train):
     if name == "dexter":
         d = DATA_DIR / "dexter"
         return (
-            _load_nolabel_svm(d / "dexter_train.data", 20000),
+            _load_nolabel_svm(d / "dexter_train.data", 20000, dense),
             _labels(d / "dexter_train.labels"),
-            _load_nolabel_svm(d / "dexter_valid.data", 20000),
+            _load_nolabel_svm(d / "dexter_valid.data", 20000, dense),
             _labels(d / "dexter_valid.labels"),
             "train / valid",
         )
