@@ -102,22 +102,25 @@ RECALL_SOURCE = "sparseboost.metrics.recall_at_precision"
 # ------------------------------------------------------------------------ data
 
 
-def _load_nolabel_svm(path, n_features):
-    return sparse_data.load_nolabel_svm(path, n_features).toarray()
+def _load_nolabel_svm(path, n_features, dense=True):
+    X = sparse_data.load_nolabel_svm(path, n_features)
+    return X.toarray() if dense else X
 
 
 def _labels(path):
     return sparse_data.labels(path)
 
 
-def load_dorothea():
-    """Dorothea's reconstructed training rows, dense float32, labels 0/1."""
+def load_dorothea(dense=True):
+    """Dorothea's reconstructed training rows, float32 (dense, or CSR with
+    ``dense=False``), labels 0/1."""
     X, y = sparse_data.load_dorothea(np.float32)
-    return X.toarray(), y
+    return (X.toarray() if dense else X), y
 
 
-def load(name, adult_train):
-    """(X_train, y_train, X_valid, y_valid, note) of a data set, labels 0/1."""
+def load(name, adult_train, dense=True):
+    """(X_train, y_train, X_valid, y_valid, note) of a data set, labels 0/1.
+    ``dense=False`` keeps Dexter as scipy CSR (the others are dense files)."""
     if name in ("madelon", "arcene"):
         d = DATA_DIR / name
         return (
@@ -130,9 +133,9 @@ def load(name, adult_train):
     if name == "dexter":
         d = DATA_DIR / "dexter"
         return (
-            _load_nolabel_svm(d / "dexter_train.data", 20000),
+            _load_nolabel_svm(d / "dexter_train.data", 20000, dense),
             _labels(d / "dexter_train.labels"),
-            _load_nolabel_svm(d / "dexter_valid.data", 20000),
+            _load_nolabel_svm(d / "dexter_valid.data", 20000, dense),
             _labels(d / "dexter_valid.labels"),
             "train / valid",
         )
