@@ -120,8 +120,12 @@ pub struct PrefixCache {
     n_checkpoints: usize,
     /// The highest level of a quantized value, m.
     max_level: u32,
-    /// Every feature's level at every row, column-major like the bins.
+    /// The level at every row of each feature held in a subset,
+    /// column-major like the bins.
     levels: Vec<u8>,
+    /// The column of `levels` of each of the d features, `u32::MAX` for a
+    /// feature in no subset.
+    column_of: Vec<u32>,
     subsets: Vec<Vec<u32>>,
     sums: Sums,
 }
@@ -151,11 +155,21 @@ impl PrefixCache {
         // Looked up once per feature rather than once per subset holding it
         // (about e·ln(s/δ) of them); adding u8 columns vectorizes where
         // lookups do not.
-        let mut levels = try_filled::<u8>(n * data.n_features, "the group-testing levels")?;
+        // Only features in some subset have levels: on sparse data most
+        // columns cannot split and are in none.
+        let mut column_of = vec![u32::MAX; data.n_features];
+        let mut held: Vec<usize> = Vec::new();
+        for &f in subsets.iter().flatten() {
+            if column_of[f as usize] == u32::MAX {
+                column_of[f as usize] = held.len() as u32;
+                held.push(f as usize);
+            }
+        }
+        let mut levels = try_filled::<u8>(n * held.len(), "the group-testing levels")?;
         levels
             .par_chunks_mut(n.max(1))
-            .enumerate()
-            .try_for_each(|(f, out)| {
+            .zip(&held)
+            .try_for_each(|(out, &f)| {
                 interrupt::check(should_stop)?;
                 let table = level_table(data, f, max_level);
                 data.decode_column(f, out);
@@ -169,11 +183,11 @@ impl PrefixCache {
         let what = "the group-testing prefix-sum cache (lower gt_n_features or raise gt_delta)";
         let sums = if narrow {
             let mut sums = try_filled::<u16>(n_sums, what)?;
-            fill_sums(&mut sums, &subsets, &levels, n, should_stop)?;
+            fill_sums(&mut sums, &subsets, &levels, &column_of, n, should_stop)?;
             Sums::Narrow(sums)
         } else {
             let mut sums = try_filled::<u32>(n_sums, what)?;
-            fill_sums(&mut sums, &subsets, &levels, n, should_stop)?;
+            fill_sums(&mut sums, &subsets, &levels, &column_of, n, should_stop)?;
             Sums::Wide(sums)
         };
         Ok(PrefixCache {
@@ -182,6 +196,7 @@ impl PrefixCache {
             n_checkpoints,
             max_level,
             levels,
+            column_of,
             subsets,
             sums,
         })
@@ -207,9 +222,9 @@ impl PrefixCache {
         matches!(self.sums, Sums::Wide(_))
     }
 
-    /// The level of feature `f` at every row.
+    /// The level of feature `f` (one in some subset) at every row.
     pub fn levels(&self, f: usize) -> &[u8] {
-        &self.levels[f * self.n_rows..(f + 1) * self.n_rows]
+        level_column(&self.levels, &self.column_of, self.n_rows, f as u32)
     }
 
     /// Where the binary search may cut `lo..hi` (a range whose ends are
@@ -315,10 +330,18 @@ impl PrefixCache {
 }
 
 /// Fill each subset's block of `n_checkpoints · n` sums (checkpoint-major).
+/// The levels of feature `f` (one in some subset) among `levels`.
+fn level_column<'a>(levels: &'a [u8], column_of: &[u32], n: usize, f: u32) -> &'a [u8] {
+    let c = column_of[f as usize];
+    assert!(c != u32::MAX, "feature {f} is in no subset");
+    &levels[c as usize * n..(c as usize + 1) * n]
+}
+
 fn fill_sums<W: SumWord>(
     sums: &mut [W],
     subsets: &[Vec<u32>],
     levels: &[u8],
+    column_of: &[u32],
     n: usize,
     should_stop: &ShouldStop,
 ) -> Result<()> {
@@ -326,7 +349,7 @@ fn fill_sums<W: SumWord>(
         return Ok(());
     };
     let n_checkpoints = len.div_ceil(CHECKPOINT) + 1;
-    let level_column = |f: u32| &levels[f as usize * n..(f as usize + 1) * n];
+    let level_column = |f: u32| level_column(levels, column_of, n, f);
     sums.par_chunks_mut((n_checkpoints * n).max(1))
         .zip(subsets)
         .try_for_each(|(block, subset)| {
