@@ -638,7 +638,9 @@ def write_report(out, fig_dir, results_dir=RESULTS):
         "rows. Dorothea: mean ± standard error over the CV folds (each fold runs the whole protocol "
         "on its own training rows). Fit time: median over the timing repeats (methods alternating, "
         "round robin) or, for Dorothea, over the folds; GBDT-topK and LightGBM-topK include the full "
-        "fit and the refit. Input conversion (densifying, see `engine_input`) is not timed.",
+        "fit and the refit. A scipy sparse input's conversion to CSC happens inside `fit` and is "
+        "timed; densifying (only for an engine that rejects sparse input, see `engine_input`) is "
+        "not.",
         f"* Shared settings: learning rate {COMMON['learning_rate']} (the paper's shrinkage), "
         f"{COMMON['max_leaves']} leaves, α = `min_split_fraction` as the paper's appendix C "
         "(0.02 for Gisette/Epsilon, 0.1 for Flight; we use 0.02 on the NIPS 2003 sets). LightGBM has "
@@ -666,7 +668,8 @@ def write_report(out, fig_dir, results_dir=RESULTS):
         + " columns against its 634). Our Epsilon is a synthetic of Epsilon's shape and "
         "preprocessing, not Epsilon, so its numbers are not comparable with the paper's beyond the "
         "pattern (the relative AUC column). Gisette is not available; Madelon, Arcene, Dexter and "
-        "Dorothea come from the same NIPS 2003 challenge.",
+        "Dorothea come from the same NIPS 2003 challenge. Our rows come from the command named in "
+        "each data set's Table 3 section above.",
         "",
         side_by_side(results),
         "",
@@ -694,8 +697,9 @@ def write_report(out, fig_dir, results_dir=RESULTS):
             "Each point is one fit of the μ grid on the 80% grid-training rows, scored on the 20% "
             "validation rows (one timed fit each, methods alternating within every grid point). "
             "LightGBM-topK: LightGBM on all features, top K by gain, refit on K; its time is "
-            "both fits. Data sets: " + ", ".join(r["dataset"] for r in results
-                                                  if r["dataset"] in FIG2_DATASETS) + ".",
+            "both fits. Data sets (and the command that produced each): "
+            + ", ".join(f"{r['dataset']} (`{r['command']}`)" for r in results
+                        if r["dataset"] in FIG2_DATASETS) + ".",
             "",
             f"![Figure 2]({rel}/{fig2.name})",
             "",
@@ -709,14 +713,14 @@ def write_report(out, fig_dir, results_dir=RESULTS):
             "importance of the final GT-GBM model (fewer if it selected fewer) and of the "
             "unpenalised model (GBDT-topK's ranking). Mean off-diagonal |r| on every data set:",
             "",
-            "| data set | GT-GBM features | GT-GBM mean \\|r\\| | GBDT-topK mean \\|r\\| |",
-            "|---|---:|---:|---:|",
+            "| data set | GT-GBM features | GT-GBM mean \\|r\\| | GBDT-topK mean \\|r\\| | command |",
+            "|---|---:|---:|---:|---|",
         ]
         for r in corr_rows:
             c = r["splits"][0]["corr"]
             doc.append(f"| {r['dataset']} | {len(c['GT-GBM']['features'])} | "
                        f"{mean_offdiag(c['GT-GBM']['abs_corr']):.3f} | "
-                       f"{mean_offdiag(c['GBDT-topK']['abs_corr']):.3f} |")
+                       f"{mean_offdiag(c['GBDT-topK']['abs_corr']):.3f} | `{r['command']}` |")
         doc.append("")
         for r in corr_rows:
             if r["dataset"] in FIG3_DATASETS:
