@@ -101,7 +101,9 @@ def _table(path, fmt, target, group, need_target) -> Data:
         need("pyarrow", "reading Parquet files")
         frame = pd.read_parquet(path, engine="pyarrow")
     else:
-        frame = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",")
+        # round_trip: the float each number's text names (pandas' default
+        # parser before 2.0 could be one unit in the last place off).
+        frame = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", float_precision="round_trip")
     frame.columns = [str(c) for c in frame.columns]
     if len(set(frame.columns)) != len(frame.columns):
         raise CliError(f"DATA {path!r}: column names must be distinct")
