@@ -25,6 +25,10 @@ BOOSTERS = ("agbm", "gbfs", "gt", "dynamic")
 # The booster settings of the command line: fewer, smaller trees than the
 # library's defaults so that a run on a laptop takes about a minute.
 BOOSTER_DEFAULTS = {"n_estimators": 200, "learning_rate": 0.1, "max_leaves": 15}
+# Rounds without improvement on the validation rows (carved from the
+# training rows) after which a fit stops and keeps its best round: every
+# extra round can only add features that no longer help.
+EARLY_STOPPING_ROUNDS = 20
 # When neither --n-features nor --mu bounds a selector that needs a count.
 DEFAULT_COUNT = 10
 
@@ -51,6 +55,7 @@ def fit_booster(task, X, y, groups, eval_set, *, callbacks=None, **params):
     if eval_set is not None:
         X_val, y_val, groups_val = eval_set
         fit_kwargs["eval_set"] = [(X_val, y_val)]
+        model.set_params(early_stopping_rounds=EARLY_STOPPING_ROUNDS)
         if task == "ranking":
             fit_kwargs["eval_group"] = [groups_val]
     if task == "ranking":
