@@ -8,7 +8,7 @@ use sparseboost::binning::{bin_matrix, BinnedData};
 use sparseboost::group_testing::{
     candidate_features, draw_subsets, Excluded, GroupTestNode, PrefixCache,
 };
-use sparseboost::histogram::{HistLayout, Histogram, NodeGradients};
+use sparseboost::histogram::{HistLayout, Histogram, NodeGradients, NodeRows, RowSlots};
 use sparseboost::interrupt::never;
 use sparseboost::rng::Rng;
 use sparseboost::split::{split_candidates, NodeStats, SplitConstraints};
@@ -23,12 +23,13 @@ fn binned(n: usize, d: usize) -> BinnedData {
     bin_matrix(&uniform(n, d, 1), n, d, 255, 200_000, 0, &never).unwrap()
 }
 
-/// Mostly-zero features (70% zeros, as in one-hot or count data): most rows
-/// of a node fall in one bin.
-fn binned_skewed(n: usize, d: usize) -> BinnedData {
+/// Mostly-zero features (`zeros` of the values, as in one-hot or count
+/// data): most rows of a node fall in one bin. At 70% zeros the columns are
+/// stored dense; at 97% sparse (their histograms read the stored rows).
+fn binned_zeros(n: usize, d: usize, zeros: f64) -> BinnedData {
     let x: Vec<f64> = uniform(n, d, 1)
         .into_iter()
-        .map(|v| if v < 0.7 { 0.0 } else { v })
+        .map(|v| if v < zeros { 0.0 } else { v })
         .collect();
     bin_matrix(&x, n, d, 255, 200_000, 0, &never).unwrap()
 }
@@ -62,16 +63,18 @@ fn binning(c: &mut Criterion) {
 fn histogram(c: &mut Criterion) {
     let mut group = c.benchmark_group("histogram_build");
     group.sample_size(10);
-    for (n, d, stride, skewed) in [
-        (100_000, 100, 1, false),
-        (100_000, 100, 8, false),
-        (6_000, 5_000, 1, false),
-        (6_000, 5_000, 16, false),
-        (100_000, 100, 1, true),
-        (3_000, 300, 1, true),
+    for (n, d, stride, zeros) in [
+        (100_000, 100, 1, 0.0),
+        (100_000, 100, 8, 0.0),
+        (6_000, 5_000, 1, 0.0),
+        (6_000, 5_000, 16, 0.0),
+        (100_000, 100, 1, 0.7),
+        (3_000, 300, 1, 0.7),
+        (100_000, 100, 1, 0.97),
+        (6_000, 5_000, 16, 0.97),
     ] {
-        let data = if skewed {
-            binned_skewed(n, d)
+        let data = if zeros > 0.0 {
+            binned_zeros(n, d, zeros)
         } else {
             binned(n, d)
         };
@@ -80,17 +83,18 @@ fn histogram(c: &mut Criterion) {
         let (rows, pairs) = node(n, stride);
         let mut hist = Histogram::zeros(&layout);
         group.throughput(Throughput::Elements((rows.len() * d) as u64));
-        let kind = if skewed { "/70%-zero" } else { "" };
+        let kind = match zeros {
+            0.0 => String::new(),
+            z => format!("/{:.0}%-zero", z * 100.0),
+        };
         let id = format!("{n}x{d}/rows={}{kind}", rows.len());
+        let mut slots = RowSlots::default();
         group.bench_function(BenchmarkId::from_parameter(id), |b| {
             b.iter(|| {
-                hist.build(
-                    &layout,
-                    &data,
-                    &features,
-                    black_box(&rows),
-                    NodeGradients::Pairs(&pairs),
-                )
+                let grads = NodeGradients::Pairs(&pairs);
+                let rows = black_box(&rows);
+                let slots = Some(slots.mark(data.n_rows, rows, grads));
+                hist.build(&layout, &data, &features, NodeRows { rows, grads, slots })
             })
         });
     }
@@ -106,12 +110,18 @@ fn split_finding(c: &mut Criterion) {
         let features: Vec<usize> = (0..d).collect();
         let (rows, pairs) = node(n, stride);
         let mut hist = Histogram::zeros(&layout);
+        let grads = NodeGradients::Pairs(&pairs);
+        let mut slots = RowSlots::default();
+        let slots = Some(slots.mark(data.n_rows, &rows, grads));
         hist.build(
             &layout,
             &data,
             &features,
-            &rows,
-            NodeGradients::Pairs(&pairs),
+            NodeRows {
+                rows: &rows,
+                grads,
+                slots,
+            },
         );
         let parent = NodeStats {
             g: pairs.iter().map(|p| p[0]).sum(),

@@ -137,19 +137,6 @@ impl BinnedData {
         self.any_sparse
     }
 
-    /// Bytes held by the stored bins.
-    pub fn stored_bytes(&self) -> usize {
-        let sparse: usize = self
-            .stored
-            .iter()
-            .map(|s| match s {
-                Stored::Sparse(c) => c.rows.len() * 5,
-                Stored::Dense(_) => 0,
-            })
-            .sum();
-        self.dense.len() + sparse
-    }
-
     fn new(
         n_rows: usize,
         (dense, stored, mappers, shapes): (Vec<u8>, Vec<Stored>, Vec<BinMapper>, Vec<Shape>),
@@ -259,10 +246,6 @@ pub struct BinnedMatrix {
     /// The NaN bin of each feature.
     pub missing: Vec<u8>,
 }
-
-/// Bin a row-major matrix `x` of shape (n_rows, mappers.len()) with known
-/// cut points, through the lookup tables of [`bin_matrix`]: the same bins
-/// the training binning gives the same values. ±inf is rejected;
 
 /// Bin a dense row-major float64 matrix of `n_rows` rows with known cut
 /// points: [`bin_features_with`] of [`FeatureMatrix::dense`].
