@@ -48,13 +48,20 @@ def outputs_ok(out):
     return names, metrics
 
 
-def test_csv_classification_names_original_columns(tmp_path):
+def select_on_labelled_csv(tmp_path):
+    """``sparseboost select`` on a CSV whose target is a string label; returns
+    the frame and the output folder."""
     frame, score = make_frame()
     frame["label"] = np.where(score > 0, "yes", "no")
     frame.to_csv(tmp_path / "data.csv", index=False)
     out = tmp_path / "out"
     argv = ["select", str(tmp_path / "data.csv"), "--target", "label", "--out", str(out)]
     assert main(argv + FAST) == 0
+    return frame, out
+
+
+def test_csv_classification_names_original_columns(tmp_path):
+    frame, out = select_on_labelled_csv(tmp_path)
     names, metrics = outputs_ok(out)
     assert names[0] == "signal"
     assert "city" in names  # once, by its name, not as city=oslo
@@ -66,12 +73,7 @@ def test_csv_classification_names_original_columns(tmp_path):
 
 
 def test_predict_round_trip_matches_the_estimator(tmp_path):
-    frame, score = make_frame()
-    frame["label"] = np.where(score > 0, "yes", "no")
-    frame.to_csv(tmp_path / "data.csv", index=False)
-    out = tmp_path / "out"
-    argv = ["select", str(tmp_path / "data.csv"), "--target", "label", "--out", str(out)]
-    assert main(argv + FAST) == 0
+    frame, out = select_on_labelled_csv(tmp_path)
     new = frame.drop(columns="label").iloc[:50].copy()
     new.loc[new.index[0], "city"] = "tokyo"  # never seen: no indicator set
     new.to_csv(tmp_path / "new.csv", index=False)

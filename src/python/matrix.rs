@@ -37,37 +37,25 @@ impl PyMatrix<'_> {
     /// The engine's view, named `name` in errors; its index arrays are
     /// checked ([`FeatureMatrix::validate`]).
     pub(super) fn view(&self, name: &str) -> PyResult<FeatureMatrix<'_>> {
-        let matrix = match self {
-            PyMatrix::Dense64(x) => FeatureMatrix {
-                n_rows: x.shape()[0],
-                n_features: x.shape()[1],
-                values: Values::F64(contiguous(name, x)?),
-                layout: Layout::Dense,
-            },
-            PyMatrix::Dense32(x) => FeatureMatrix {
-                n_rows: x.shape()[0],
-                n_features: x.shape()[1],
-                values: Values::F32(contiguous(name, x)?),
-                layout: Layout::Dense,
-            },
-            PyMatrix::Sparse64(format, data, indices, indptr, n, d) => {
-                let layout = sparse_layout(name, format, indices, indptr)?;
-                FeatureMatrix {
-                    n_rows: *n,
-                    n_features: *d,
-                    values: Values::F64(contiguous(name, data)?),
-                    layout,
-                }
-            }
-            PyMatrix::Sparse32(format, data, indices, indptr, n, d) => {
-                let layout = sparse_layout(name, format, indices, indptr)?;
-                FeatureMatrix {
-                    n_rows: *n,
-                    n_features: *d,
-                    values: Values::F32(contiguous(name, data)?),
-                    layout,
-                }
-            }
+        let (shape, values, layout) = match self {
+            PyMatrix::Dense64(x) => (x.shape(), Values::F64(contiguous(name, x)?), Layout::Dense),
+            PyMatrix::Dense32(x) => (x.shape(), Values::F32(contiguous(name, x)?), Layout::Dense),
+            PyMatrix::Sparse64(format, data, indices, indptr, n, d) => (
+                &[*n, *d][..],
+                Values::F64(contiguous(name, data)?),
+                sparse_layout(name, format, indices, indptr)?,
+            ),
+            PyMatrix::Sparse32(format, data, indices, indptr, n, d) => (
+                &[*n, *d][..],
+                Values::F32(contiguous(name, data)?),
+                sparse_layout(name, format, indices, indptr)?,
+            ),
+        };
+        let matrix = FeatureMatrix {
+            n_rows: shape[0],
+            n_features: shape[1],
+            values,
+            layout,
         };
         matrix
             .validate()
