@@ -564,8 +564,8 @@ impl<'a> TreeGrower<'a> {
                     let best_small =
                         small_ok.then(|| best_split_of_feature(f, small_bins, small_stats, c));
                     let live = [
-                        small_ok && stays_live(data, f, small_bins, c),
-                        large_ok && stays_live(data, f, large_bins, c),
+                        small_ok && stays_live(data, f, small_bins, small_stats.n, c),
+                        large_ok && stays_live(data, f, large_bins, large_stats.n, c),
                     ];
                     (best_small.flatten(), best_large.flatten(), live)
                 })
@@ -597,18 +597,24 @@ fn column_cost(data: &BinnedData, sparse: &SparseRows, features: &[usize]) -> us
         .sum()
 }
 
-/// Whether a node whose histogram of feature `f` is `bins` (and so every
-/// node below it) may still split on `f`: a sparse column needs
+/// Whether a node of `node_rows` rows whose histogram of feature `f` is
+/// `bins` (and so every node below it) may still split on `f`: a sparse
+/// column needs
 /// `min_samples_leaf` of the node's rows outside its default bin, since the
 /// child without that bin holds only such rows. Features that fail are left
 /// out of the node's subtree, so that histograms of sparse data cost the
 /// columns that can still split, not every column with a few non-zeros.
-fn stays_live(data: &BinnedData, f: usize, bins: &[HistBin], c: &SplitConstraints) -> bool {
+fn stays_live(
+    data: &BinnedData,
+    f: usize,
+    bins: &[HistBin],
+    node_rows: u32,
+    c: &SplitConstraints,
+) -> bool {
     match data.column(f) {
         Column::Dense(_) => true,
         Column::Sparse(column) => {
-            let total: u32 = bins.iter().map(|b| b.n).sum();
-            total - bins[column.default_bin as usize].n >= c.min_samples_leaf
+            node_rows - bins[column.default_bin as usize].n >= c.min_samples_leaf
         }
     }
 }
