@@ -74,57 +74,70 @@ impl<'a> TrainingData<'a> {
             ));
         }
         self.x.validate()?;
-        if self.y.len() != self.n_rows() {
-            return bad(format!(
-                "y has {} values but X has {} rows",
-                self.y.len(),
-                self.n_rows()
-            ));
-        }
-        if let Some(i) = self.y.iter().position(|v| !v.is_finite()) {
-            return bad(format!(
-                "y contains a non-finite value ({:?}) at row {i}",
-                self.y[i]
-            ));
-        }
-        if let Some(w) = self.weights {
-            if w.len() != self.n_rows() {
-                return bad(format!(
-                    "sample_weight has {} values but X has {} rows",
-                    w.len(),
-                    self.n_rows()
-                ));
-            }
-            if let Some(i) = w.iter().position(|v| !v.is_finite() || *v < 0.0) {
-                return bad(format!(
-                    "sample_weight must be finite and >= 0, got {:?} at row {i}",
-                    w[i]
-                ));
-            }
-            if w.iter().sum::<f64>() <= 0.0 {
-                return bad("sample_weight sums to zero".into());
-            }
-        }
-        if let Some(sizes) = self.group_sizes {
-            if let Some(q) = sizes.iter().position(|&s| s == 0) {
-                return bad(format!("group has an empty query (group[{q}] = 0)"));
-            }
-            let total = sizes.iter().try_fold(0usize, |a, &s| a.checked_add(s));
-            if total != Some(self.n_rows()) {
-                return bad(format!(
-                    "group sizes must sum to the number of rows of X ({}), got {}",
-                    self.n_rows(),
-                    total.map_or("more than 2^64".to_string(), |t| t.to_string())
-                ));
-            }
-        }
-        Ok(())
+        validate_targets(self.n_rows(), self.y, self.weights, self.group_sizes)
     }
 
     /// The queries as consecutive row ranges (ranking), else `None`.
     pub fn queries(&self) -> Option<Vec<Range<usize>>> {
         self.group_sizes.map(query_ranges)
     }
+}
+
+/// Reject targets no fit can use: `y` (finite), `weights` (finite, ≥ 0, not
+/// all zero) and ranking `group_sizes` (positive, summing to `n_rows`), of
+/// a training set of `n_rows` rows (whole or pooled from shards).
+pub fn validate_targets(
+    n_rows: usize,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    group_sizes: Option<&[usize]>,
+) -> Result<()> {
+    let bad = |m: String| Err(SbError::InvalidInput(m));
+    if y.len() != n_rows {
+        return bad(format!(
+            "y has {} values but X has {} rows",
+            y.len(),
+            n_rows
+        ));
+    }
+    if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+        return bad(format!(
+            "y contains a non-finite value ({:?}) at row {i}",
+            y[i]
+        ));
+    }
+    if let Some(w) = weights {
+        if w.len() != n_rows {
+            return bad(format!(
+                "sample_weight has {} values but X has {} rows",
+                w.len(),
+                n_rows
+            ));
+        }
+        if let Some(i) = w.iter().position(|v| !v.is_finite() || *v < 0.0) {
+            return bad(format!(
+                "sample_weight must be finite and >= 0, got {:?} at row {i}",
+                w[i]
+            ));
+        }
+        if w.iter().sum::<f64>() <= 0.0 {
+            return bad("sample_weight sums to zero".into());
+        }
+    }
+    if let Some(sizes) = group_sizes {
+        if let Some(q) = sizes.iter().position(|&s| s == 0) {
+            return bad(format!("group has an empty query (group[{q}] = 0)"));
+        }
+        let total = sizes.iter().try_fold(0usize, |a, &s| a.checked_add(s));
+        if total != Some(n_rows) {
+            return bad(format!(
+                "group sizes must sum to the number of rows of X ({}), got {}",
+                n_rows,
+                total.map_or("more than 2^64".to_string(), |t| t.to_string())
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Consecutive groups of these sizes as row ranges.

@@ -6,11 +6,11 @@
 //! subtraction, parent − sibling (LightGBM's and scikit-learn's trick: only
 //! the smaller child is ever built).
 
-use crate::binning::{BinnedData, Column, SparseColumn};
+use crate::binning::{BinMapper, BinnedData, Column, SparseColumn};
 use rayon::prelude::*;
 
 /// Sums over the rows that fall in one bin.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HistBin {
     /// Σ gradient.
     pub g: f64,
@@ -62,19 +62,27 @@ impl HistLayout {
     /// A layout with bins for the features that can split: a histogram
     /// holds no slots for the rest (most columns of sparse data).
     pub fn for_splittable(data: &BinnedData) -> Self {
-        let features: Vec<usize> = (0..data.n_features)
-            .filter(|&f| data.splittable[f])
-            .collect();
-        if features.len() == data.n_features {
-            return HistLayout::new(data);
+        HistLayout::for_mappers(&data.mappers, &data.splittable)
+    }
+
+    /// [`HistLayout::for_splittable`] from the cut points and splittable
+    /// flags alone (a distributed fit's client holds no rows).
+    pub fn for_mappers(mappers: &[BinMapper], splittable: &[bool]) -> Self {
+        let d = mappers.len();
+        let features: Vec<usize> = (0..d).filter(|&f| splittable[f]).collect();
+        if features.len() == d {
+            return HistLayout {
+                features: Slots::All,
+                offsets: offsets(mappers.iter().map(|m| m.n_bins())),
+            };
         }
-        let mut mapped = vec![u32::MAX; data.n_features];
+        let mut mapped = vec![u32::MAX; d];
         for (i, &f) in features.iter().enumerate() {
             mapped[f] = i as u32;
         }
         HistLayout {
             features: Slots::Mapped(mapped),
-            offsets: offsets(features.iter().map(|&f| data.mappers[f].n_bins())),
+            offsets: offsets(features.iter().map(|&f| mappers[f].n_bins())),
         }
     }
 

@@ -14,6 +14,7 @@ pub mod binning;
 pub mod booster;
 pub mod cut_points;
 pub mod data;
+pub mod distributed;
 pub mod error;
 pub mod feature_sampling;
 pub mod float_sort;

@@ -30,10 +30,23 @@ pub(crate) fn first_round<'r>(
     for root in roots {
         let (scale, candidates) =
             grower.root_candidates(root.grad, root.hess, &root.rows, &root.features);
-        for split in candidates {
-            if let Some(mu) = selection.break_even_mu(scale, split.feature, split.gain - min_gain) {
-                mu_max = mu_max.max(mu);
-            }
+        mu_max = mu_max.max(of_root(selection, min_gain, scale, &candidates));
+    }
+    mu_max
+}
+
+/// The largest μ at which one of a root's `candidates` (of root scale
+/// `scale`) still beats `min_gain`: μ_max of one root.
+pub(crate) fn of_root(
+    selection: &Selection,
+    min_gain: f64,
+    scale: f64,
+    candidates: &[crate::split::SplitCandidate],
+) -> f64 {
+    let mut mu_max = 0.0_f64;
+    for split in candidates {
+        if let Some(mu) = selection.break_even_mu(scale, split.feature, split.gain - min_gain) {
+            mu_max = mu_max.max(mu);
         }
     }
     mu_max

@@ -253,7 +253,7 @@ pub(crate) fn train(
     let binned = bin_training_data(data, params, should_stop)?;
     let mut evals: Vec<EvalState> = evals
         .iter()
-        .map(|e| EvalState::new(e, &binned, &base_scores, &units, should_stop))
+        .map(|e| EvalState::new(e, &binned.mappers, &base_scores, &units, should_stop))
         .collect::<Result<_>>()?;
     let mut scores = Array2::<f64>::zeros((k, n));
     for (job, pop) in jobs.iter().map(|j| (j, &populations[j.population])) {
@@ -408,37 +408,7 @@ pub(crate) fn train(
             trees_after[m].push(model.n_trees());
         }
         let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(&metrics)).collect();
-        for (s, values) in eval.iter().enumerate() {
-            for (m, &v) in values.iter().enumerate() {
-                history.values[s][m].push(v);
-            }
-        }
-        let mut stop = false;
-        if let Some(current) = eval.last().and_then(|v| v.last().copied()) {
-            let higher = metrics
-                .last()
-                .expect("one metric at least")
-                .higher_is_better();
-            let better = match history.best {
-                None => true,
-                Some((_, best)) => {
-                    if higher {
-                        current > best
-                    } else {
-                        current < best
-                    }
-                }
-            };
-            if better {
-                history.best = Some((round, current));
-                since_best = 0;
-            } else {
-                since_best += 1;
-            }
-            stop = params
-                .early_stopping_rounds
-                .is_some_and(|r| since_best >= r);
-        }
+        let stop = record_evaluation(&mut history, &eval, &metrics, round, &mut since_best, params);
         let report = RoundReport {
             round,
             train_loss: mean_train_loss(&models, &populations, &jobs, &units),
@@ -526,8 +496,50 @@ fn gradients(
     }
 }
 
-/// The models' latest training losses, in the user's units, weighted by
-/// their rows.
+/// Append a round's evaluation `eval[s][m]` to `history`, follow the best
+/// round of the last metric of the last set, and say whether early
+/// stopping ends the fit (`since_best` rounds without improvement).
+pub(crate) fn record_evaluation(
+    history: &mut History,
+    eval: &[Vec<f64>],
+    metrics: &[Metric],
+    round: usize,
+    since_best: &mut usize,
+    params: &BoosterParams,
+) -> bool {
+    for (s, values) in eval.iter().enumerate() {
+        for (m, &v) in values.iter().enumerate() {
+            history.values[s][m].push(v);
+        }
+    }
+    let Some(current) = eval.last().and_then(|v| v.last().copied()) else {
+        return false;
+    };
+    let higher = metrics
+        .last()
+        .expect("one metric at least")
+        .higher_is_better();
+    let better = match history.best {
+        None => true,
+        Some((_, best)) => {
+            if higher {
+                current > best
+            } else {
+                current < best
+            }
+        }
+    };
+    if better {
+        history.best = Some((round, current));
+        *since_best = 0;
+    } else {
+        *since_best += 1;
+    }
+    params
+        .early_stopping_rounds
+        .is_some_and(|r| *since_best >= r)
+}
+
 /// `weights` scaled to sum to 1; uniform when there are none (or none is
 /// positive).
 pub(crate) fn sampling_probabilities(weights: Option<Vec<f64>>, d: usize) -> Vec<f64> {
@@ -545,6 +557,8 @@ pub(crate) fn sampling_probabilities(weights: Option<Vec<f64>>, d: usize) -> Vec
     }
 }
 
+/// The models' latest training losses, in the user's units, weighted by
+/// their rows.
 fn mean_train_loss(
     models: &[ModelBuilder],
     populations: &[Population],
@@ -571,7 +585,7 @@ fn mean_train_loss(
 }
 
 /// An evaluation set during the fit: binned, with scores in user units.
-struct EvalState<'a> {
+pub(crate) struct EvalState<'a> {
     set: &'a EvalSet<'a>,
     binned: BinnedMatrix,
     /// (K, m) raw scores in the user's units.
@@ -582,14 +596,14 @@ struct EvalState<'a> {
 }
 
 impl<'a> EvalState<'a> {
-    fn new(
+    pub(crate) fn new(
         set: &'a EvalSet<'a>,
-        train: &BinnedData,
+        mappers: &[crate::binning::BinMapper],
         base_scores: &[Vec<f64>],
         units: &Units,
         should_stop: &ShouldStop,
     ) -> Result<Self> {
-        let binned = crate::binning::bin_features_with(&set.x, &train.mappers, should_stop)?;
+        let binned = crate::binning::bin_features_with(&set.x, mappers, should_stop)?;
         let k = base_scores[0].len();
         let mut scores = Array2::zeros((k, set.x.n_rows));
         let model_rows: Vec<Option<Vec<u32>>> = match set.task {
@@ -625,7 +639,7 @@ impl<'a> EvalState<'a> {
 
     /// Add a round's trees to the scores: all of them in one pass over the
     /// rows when every model scores every row, else job by job.
-    fn add_round(&mut self, trees: &[(Job, Tree, f64)], units: &Units) {
+    pub(crate) fn add_round(&mut self, trees: &[(Job, Tree, f64)], units: &Units) {
         let convert = |v| units.output(v);
         if self.model_rows.iter().all(Option::is_none) {
             let outputs: Vec<(usize, &Tree)> =
@@ -648,7 +662,7 @@ impl<'a> EvalState<'a> {
 
     /// Each metric: over all rows, or (multitask) the mean over tasks
     /// weighted by their rows.
-    fn evaluate(&self, metrics: &[Metric]) -> Vec<f64> {
+    pub(crate) fn evaluate(&self, metrics: &[Metric]) -> Vec<f64> {
         metrics
             .iter()
             .map(|metric| match self.model_rows.first() {

@@ -20,7 +20,7 @@
 use crate::params::{BoosterParams, ObjectiveKind};
 
 /// How a fit's internal units relate to the user's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Units {
     /// Targets (squared error) are divided by `2^target_exponent`.
     target_exponent: i32,

@@ -24,7 +24,7 @@ use columns::{Shape, Stored};
 
 /// The cut points of one feature: value `v` falls in bin `b` when
 /// `thresholds[b-1] < v <= thresholds[b]`; NaN falls in [`BinMapper::missing_bin`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BinMapper {
     /// Strictly increasing cut points, at most `max_bins - 1` of them.
     pub thresholds: Vec<f64>,
@@ -154,6 +154,29 @@ impl BinnedData {
         }
     }
 
+    /// How many rows fall in each bin of feature `f` (`n_bins()` counts):
+    /// a shard's part of the global shape that decides which features can
+    /// split (see [`crate::distributed`]).
+    pub fn bin_counts(&self, f: usize) -> Vec<u64> {
+        let mut counts = vec![0u64; self.mappers[f].n_bins()];
+        match self.column(f) {
+            Column::Dense(column) => column.iter().for_each(|&b| counts[b as usize] += 1),
+            Column::Sparse(column) => {
+                let mut stored = vec![0u8; self.n_rows];
+                column.decode(&mut stored);
+                stored.iter().for_each(|&b| counts[b as usize] += 1);
+            }
+        }
+        counts
+    }
+
+    /// Replace which features can split (decided for all shards of a
+    /// distributed fit at once, from their pooled bin counts).
+    pub fn set_splittable(&mut self, splittable: Vec<bool>) {
+        assert_eq!(splittable.len(), self.n_features);
+        self.splittable = splittable;
+    }
+
     /// Mark unsplittable every feature with fewer than `min_samples_leaf`
     /// rows outside its most frequent bin: the child that does not hold that
     /// bin would be smaller, so no node of any tree can split on it. (Most
@@ -223,6 +246,21 @@ pub fn bin_features(
         (Layout::Csr(_), _) => return Err(csr_not_here()),
     };
     Ok(BinnedData::new(n, parts))
+}
+
+/// Bin `x` (dense or CSC) with cut points found before, stored as a fit
+/// stores its training data: a shard of a distributed fit, whose cut
+/// points come from a sample pooled over all shards.
+pub fn bin_features_given(
+    x: &FeatureMatrix,
+    mappers: Vec<BinMapper>,
+    should_stop: &ShouldStop,
+) -> Result<BinnedData> {
+    let n = x.n_rows;
+    let d = mappers.len();
+    let bins = bin_features_with(x, &mappers, should_stop)?.bins;
+    let (bins, stored, shapes) = columns::store_dense(bins, n, d);
+    Ok(BinnedData::new(n, (bins, stored, mappers, shapes)))
 }
 
 fn csr_not_here() -> SbError {

@@ -85,9 +85,93 @@ struct OpenLeaf {
 
 /// A split and its penalized score (`gain − deduction`).
 #[derive(Debug, Clone, Copy)]
-struct Scored {
-    split: SplitCandidate,
-    score: f64,
+pub(crate) struct Scored {
+    pub split: SplitCandidate,
+    pub score: f64,
+}
+
+/// The candidate with the best penalized score, if it beats `min_gain`
+/// (the first one on ties).
+pub(crate) fn best_scored(
+    candidates: &[SplitCandidate],
+    selection: &TreeSelection,
+    min_gain: f64,
+) -> Option<Scored> {
+    let mut best: Option<Scored> = None;
+    for split in candidates {
+        let score = split.gain - selection.deduction(split.feature);
+        if score > min_gain && best.is_none_or(|b| score > b.score) {
+            best = Some(Scored {
+                split: *split,
+                score,
+            });
+        }
+    }
+    best
+}
+
+/// `best` after only `freed` features got cheaper: it changes only if one
+/// of their `candidates` (ascending features) now beats it.
+pub(crate) fn best_after_freed(
+    mut best: Option<Scored>,
+    candidates: &[SplitCandidate],
+    freed: &[usize],
+    selection: &TreeSelection,
+    min_gain: f64,
+) -> Option<Scored> {
+    for &f in freed {
+        let Ok(k) = candidates.binary_search_by_key(&f, |s| s.feature) else {
+            continue;
+        };
+        let split = candidates[k];
+        let score = split.gain - selection.deduction(f);
+        let better = match best {
+            None => true,
+            Some(b) => score > b.score || (score == b.score && f < b.split.feature),
+        };
+        if score > min_gain && better {
+            best = Some(Scored { split, score });
+        }
+    }
+    best
+}
+
+/// Whether a node of `count` rows at `depth` may be split at all;
+/// `min_split_rows` is the papers' α·n.
+pub(crate) fn may_split(
+    params: &BoosterParams,
+    min_split_rows: usize,
+    count: usize,
+    depth: usize,
+) -> bool {
+    let depth_ok = params.max_depth.is_none_or(|m| depth < m);
+    depth_ok && count >= 2 && count >= 2 * params.min_samples_leaf && count >= min_split_rows
+}
+
+/// Turn leaf `node` of `nodes` into the internal node of `split` (cut
+/// points `mapper`) with two new leaves; returns the left leaf's index (the
+/// right one follows it).
+pub(crate) fn record_split(
+    nodes: &mut Vec<Node>,
+    node: usize,
+    split: &SplitCandidate,
+    mapper: &crate::binning::BinMapper,
+    params: &BoosterParams,
+) -> usize {
+    let (lr, l2) = (params.learning_rate, params.l2_regularization);
+    let left_id = nodes.len();
+    nodes.push(Node::leaf(split.left.leaf_value(l2) * lr, split.left.n));
+    nodes.push(Node::leaf(split.right.leaf_value(l2) * lr, split.right.n));
+    let parent = &mut nodes[node];
+    parent.is_leaf = false;
+    parent.feature = split.feature as u32;
+    parent.threshold = mapper.threshold_of_bin(split.bin);
+    parent.threshold_bin = split.bin;
+    parent.default_left = split.default_left;
+    parent.left = left_id as u32;
+    parent.right = left_id as u32 + 1;
+    parent.gain = split.gain;
+    left_id
 }
 
 /// Grows trees on one binned data set; keeps its histogram buffers from one
@@ -338,12 +422,7 @@ impl<'a> TreeGrower<'a> {
     }
 
     fn can_split_segment(&self, segment: LeafSegment, depth: usize) -> bool {
-        let depth_ok = self.params.max_depth.is_none_or(|m| depth < m);
-        let count = segment.count;
-        depth_ok
-            && count >= 2
-            && count >= 2 * self.params.min_samples_leaf
-            && count >= self.min_split_rows
+        may_split(self.params, self.min_split_rows, segment.count, depth)
     }
 
     /// Keep a histogram of all features for a later node; drop one of a
@@ -377,36 +456,14 @@ impl<'a> TreeGrower<'a> {
     /// Only `freed` features got cheaper: the leaf's best changes only if
     /// one of their candidates now beats it.
     fn consider_freed(&self, leaf: &mut OpenLeaf, freed: &[usize], selection: &TreeSelection) {
-        for &f in freed {
-            let Ok(k) = leaf.candidates.binary_search_by_key(&f, |s| s.feature) else {
-                continue;
-            };
-            let split = leaf.candidates[k];
-            let score = split.gain - selection.deduction(f);
-            let better = match leaf.best {
-                None => true,
-                Some(b) => score > b.score || (score == b.score && f < b.split.feature),
-            };
-            if score > self.params.min_gain && better {
-                leaf.best = Some(Scored { split, score });
-            }
-        }
+        let min_gain = self.params.min_gain;
+        leaf.best = best_after_freed(leaf.best, &leaf.candidates, freed, selection, min_gain);
     }
 
     /// Choose the leaf's best candidate under the current penalty; a leaf
     /// left without one gives its histogram back to the pool.
     fn rescore(&mut self, leaf: &mut OpenLeaf, selection: &TreeSelection) {
-        let mut best: Option<Scored> = None;
-        for split in &leaf.candidates {
-            let score = split.gain - selection.deduction(split.feature);
-            if score > self.params.min_gain && best.is_none_or(|b| score > b.score) {
-                best = Some(Scored {
-                    split: *split,
-                    score,
-                });
-            }
-        }
-        leaf.best = best;
+        leaf.best = best_scored(&leaf.candidates, selection, self.params.min_gain);
         // A candidate that only the penalty holds back may win once its
         // feature is paid for; a leaf with none worth anything is done.
         let promising = leaf
@@ -447,20 +504,7 @@ impl<'a> TreeGrower<'a> {
             Column::Sparse(column) => partition_segment(segment, |r| goes_left(column.bin_of(r))),
         };
         debug_assert_eq!(n_left as u32, split.left.n);
-        let lr = self.params.learning_rate;
-        let l2 = self.constraints.l2;
-        let left_id = nodes.len();
-        nodes.push(Node::leaf(split.left.leaf_value(l2) * lr, split.left.n));
-        nodes.push(Node::leaf(split.right.leaf_value(l2) * lr, split.right.n));
-        let node = &mut nodes[seg.node];
-        node.is_leaf = false;
-        node.feature = split.feature as u32;
-        node.threshold = mapper.threshold_of_bin(split.bin);
-        node.threshold_bin = split.bin;
-        node.default_left = split.default_left;
-        node.left = left_id as u32;
-        node.right = left_id as u32 + 1;
-        node.gain = split.gain;
+        let left_id = record_split(nodes, seg.node, split, mapper, self.params);
         let child = |node, begin, count, stats| OpenLeaf {
             segment: LeafSegment { node, begin, count },
             depth: parent.depth + 1,
@@ -621,7 +665,7 @@ fn stays_live(
 
 /// Space for one node's gathered gradients and the positions of its rows.
 #[derive(Default)]
-struct NodeBuffers {
+pub(crate) struct NodeBuffers {
     pairs: Vec<[f64; 2]>,
     grad: Vec<f64>,
     slots: RowSlots,
@@ -631,7 +675,7 @@ impl NodeBuffers {
     /// The node of `rows`: their gradients (and hessians, unless all equal
     /// `constant_hess`) in the order of `rows`, and, when `data` stores some
     /// feature sparse, the rows' positions.
-    fn gather<'a>(
+    pub(crate) fn gather<'a>(
         &'a mut self,
         data: &BinnedData,
         rows: &'a [u32],
@@ -666,8 +710,12 @@ impl NodeBuffers {
 /// tree could reach in total (the root SSE for squared error). A-GBM's
 /// scale `S`.
 fn root_scale(rows: &[u32], grad: &[f64], hess: &[f64], root: NodeStats) -> f64 {
-    let per_row: f64 = rows
-        .iter()
+    scale_from_sums(row_scale_sum(rows, grad, hess), root)
+}
+
+/// `Σ g²/h` over `rows`: the additive part of [`root_scale`].
+pub(crate) fn row_scale_sum(rows: &[u32], grad: &[f64], hess: &[f64]) -> f64 {
+    rows.iter()
         .map(|&r| {
             let (g, h) = (grad[r as usize], hess[r as usize]);
             if h > 0.0 {
@@ -676,7 +724,11 @@ fn root_scale(rows: &[u32], grad: &[f64], hess: &[f64], root: NodeStats) -> f64 
                 0.0
             }
         })
-        .sum();
+        .sum()
+}
+
+/// The root scale from `Σ g²/h` over the root's rows and their sums.
+pub(crate) fn scale_from_sums(per_row: f64, root: NodeStats) -> f64 {
     let total = if root.h > 0.0 {
         root.g * root.g / root.h
     } else {
@@ -687,9 +739,14 @@ fn root_scale(rows: &[u32], grad: &[f64], hess: &[f64], root: NodeStats) -> f64 
 
 /// The open leaf with the best score (the first one on ties).
 fn best_leaf(leaves: &[OpenLeaf]) -> Option<usize> {
+    best_of(leaves.iter().map(|l| l.best))
+}
+
+/// The index of the best of these leaves' best splits (the first on ties).
+pub(crate) fn best_of(bests: impl Iterator<Item = Option<Scored>>) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
-    for (i, leaf) in leaves.iter().enumerate() {
-        if let Some(b) = &leaf.best {
+    for (i, b) in bests.enumerate() {
+        if let Some(b) = b {
             if best.is_none_or(|(_, s)| b.score > s) {
                 best = Some((i, b.score));
             }

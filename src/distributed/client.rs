@@ -1,0 +1,716 @@
+//! The client of a distributed fit: pools what must be global, then runs
+//! the boosting rounds, asking the shards for sums (see the module docs of
+//! [`crate::distributed`]).
+//!
+//! The rounds follow [`crate::trainer::train`] for one model with K
+//! outputs (all K class trees of a round see the round's gradients; a
+//! round that grows no tree ends the fit; early stopping watches the last
+//! metric of the last evaluation set, which the client holds and scores
+//! itself), and each tree follows [`crate::grower::TreeGrower`] with
+//! exhaustive search, through the same split finder, penalty view and
+//! leaf choice ([`crate::grower::best_scored`] and its neighbours).
+
+use super::protocol::{decode, encode, Op, Output, Reply};
+use super::transport::Transport;
+use crate::binning::{bin_features, BinMapper};
+use crate::booster::check_eval_set;
+use crate::data::{query_ranges, validate_targets, TrainingData, MAX_FEATURES, MAX_ROWS};
+use crate::error::{Result, SbError};
+use crate::feature_sampling::{draw, DynamicWeights, Fading, FeatureSampling};
+use crate::grower::{
+    best_after_freed, best_of, best_scored, may_split, record_split, scale_from_sums, GrownTree,
+    Scored,
+};
+use crate::histogram::{subtract_feature, HistBin, HistLayout, Histogram};
+use crate::interrupt::{self, ShouldStop};
+use crate::matrix::FeatureMatrix;
+use crate::metrics::Metric;
+use crate::model::Model;
+use crate::model_builder::ModelBuilder;
+use crate::mu_max;
+use crate::objective::{objective_for, Targets};
+use crate::params::{BoosterParams, SplitSearch};
+use crate::penalty::Changed;
+use crate::rng::Rng;
+use crate::sampling::job_rng;
+use crate::selection::{Selection, TreeSelection};
+use crate::split::{split_candidates, NodeStats, SplitCandidate, SplitConstraints};
+use crate::threads;
+use crate::trainer::{
+    metrics_for, record_evaluation, sampling_probabilities, EvalSet, EvalState, History, Job,
+    Observer, RoundReport,
+};
+use crate::tree::{Node, Tree};
+use crate::units::Units;
+use serde::Serialize;
+use std::time::Instant;
+
+/// Messages of one phase of a fit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counter {
+    /// Exchanges with all shards (one request each).
+    pub round_trips: usize,
+    /// Request bytes, summed over shards.
+    pub bytes_sent: usize,
+    /// Reply bytes, summed over shards.
+    pub bytes_received: usize,
+}
+
+/// What a distributed fit moved, counted by the client.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Traffic {
+    /// Pooling targets, the cut-point sample and bin counts; set-up.
+    pub setup: Counter,
+    /// The boosting rounds.
+    pub boosting: Counter,
+    /// Trees grown (including those early stopping drops).
+    pub trees: usize,
+    /// Shards.
+    pub shards: usize,
+}
+
+/// The client's side of the transport: counts every exchange, and holds
+/// operations that need no reply until the next request carries them.
+struct Channel<'t> {
+    transport: &'t mut dyn Transport,
+    traffic: Traffic,
+    boosting: bool,
+    pending: Vec<Op>,
+}
+
+impl Channel<'_> {
+    /// Run `requests[i]` (after the pending operations) on shard `i`.
+    fn each(&mut self, requests: Vec<Vec<Op>>) -> Result<Vec<Reply>> {
+        let pending = std::mem::take(&mut self.pending);
+        let bytes: Vec<Vec<u8>> = requests
+            .into_iter()
+            .map(|ops| encode(&pending.iter().cloned().chain(ops).collect::<Vec<_>>()))
+            .collect();
+        let counter = if self.boosting {
+            &mut self.traffic.boosting
+        } else {
+            &mut self.traffic.setup
+        };
+        counter.round_trips += 1;
+        counter.bytes_sent += bytes.iter().map(Vec::len).sum::<usize>();
+        let replies = self.transport.exchange(bytes)?;
+        if replies.len() != self.traffic.shards {
+            return Err(protocol_error("a reply per shard"));
+        }
+        counter.bytes_received += replies.iter().map(Vec::len).sum::<usize>();
+        replies.iter().map(|r| decode(r, "reply")).collect()
+    }
+
+    /// Run `ops` on every shard.
+    fn all(&mut self, ops: Vec<Op>) -> Result<Vec<Reply>> {
+        self.each(vec![ops; self.traffic.shards])
+    }
+}
+
+fn protocol_error(what: &str) -> SbError {
+    SbError::InvalidInput(format!("a shard's reply does not hold {what}"))
+}
+
+/// Output `i` of every shard's reply, unpacked by `take`.
+fn outputs<T>(
+    replies: &[Reply],
+    i: usize,
+    what: &str,
+    take: impl Fn(&Output) -> Option<T>,
+) -> Result<Vec<T>> {
+    replies
+        .iter()
+        .map(|r| r.get(i).and_then(&take).ok_or_else(|| protocol_error(what)))
+        .collect()
+}
+
+/// The sum of the shards' histograms (output `i`), added in shard order.
+fn summed_histogram(replies: &[Reply], i: usize, len: usize) -> Result<Histogram> {
+    let parts = outputs(replies, i, "a histogram", |o| match o {
+        Output::Histogram(bins) if bins.len() == len => Some(bins.clone()),
+        _ => None,
+    })?;
+    let mut parts = parts.into_iter();
+    let mut bins = parts.next().ok_or_else(|| protocol_error("a shard"))?;
+    for part in parts {
+        for (b, p) in bins.iter_mut().zip(part) {
+            *b = HistBin {
+                g: b.g + p.g,
+                h: b.h + p.h,
+                n: b.n + p.n,
+            };
+        }
+    }
+    Ok(Histogram { bins })
+}
+
+/// Fit one model on the shards behind `transport` (each holding some rows;
+/// shard order is row order). `evals` are held by the client. Returns the
+/// model, its evaluation history and what moved.
+///
+/// Group testing and row subsampling are not distributed yet: asking for
+/// them is an error. `split_search="auto"` searches exhaustively.
+pub fn fit_sharded(
+    params: &BoosterParams,
+    transport: &mut dyn Transport,
+    evals: &[EvalSet],
+    should_stop: &ShouldStop,
+    observer: &mut Observer,
+) -> Result<(Model, History, Traffic)> {
+    params.validate()?;
+    if params.split_search == SplitSearch::GroupTesting {
+        return Err(SbError::InvalidParameter(
+            "split_search='group_testing' is not supported by distributed training yet; use \
+             'exhaustive'"
+                .into(),
+        ));
+    }
+    if params.subsample < 1.0 {
+        return Err(SbError::InvalidParameter(format!(
+            "subsample={:?}: row subsampling is not supported by distributed training yet",
+            params.subsample
+        )));
+    }
+    if transport.n_shards() == 0 {
+        return Err(SbError::InvalidInput("a distributed fit needs a shard".into()));
+    }
+    let mut channel = Channel {
+        traffic: Traffic {
+            shards: transport.n_shards(),
+            ..Traffic::default()
+        },
+        transport,
+        boosting: false,
+        pending: Vec::new(),
+    };
+    threads::install(params.n_threads, || {
+        run(params, &mut channel, evals, should_stop, observer)
+    })?
+}
+
+/// The targets pooled from every shard, in row order.
+struct Pooled {
+    rows_per_shard: Vec<usize>,
+    n_features: usize,
+    y: Vec<f64>,
+    weights: Option<Vec<f64>>,
+    group_sizes: Option<Vec<usize>>,
+}
+
+fn pool_targets(channel: &mut Channel) -> Result<Pooled> {
+    let replies = channel.all(vec![Op::Describe, Op::Targets])?;
+    let described = outputs(&replies, 0, "its shape", |o| match o {
+        Output::Described {
+            n_rows,
+            n_features,
+            n_queries,
+        } => Some((*n_rows as usize, *n_features as usize, *n_queries as usize)),
+        _ => None,
+    })?;
+    let d = described[0].1;
+    if described.iter().any(|s| s.1 != d) {
+        return Err(SbError::InvalidInput(
+            "the shards' X do not have the same number of features".into(),
+        ));
+    }
+    let targets = outputs(&replies, 1, "targets", |o| match o {
+        Output::Targets {
+            y,
+            weights,
+            group_sizes,
+        } => Some((y.clone(), weights.clone(), group_sizes.clone())),
+        _ => None,
+    })?;
+    let weighted = targets.iter().filter(|t| t.1.is_some()).count();
+    let grouped = targets.iter().filter(|t| t.2.is_some()).count();
+    if (weighted != 0 && weighted != targets.len()) || (grouped != 0 && grouped != targets.len()) {
+        return Err(SbError::InvalidInput(
+            "either every shard has sample weights (query groups) or none has".into(),
+        ));
+    }
+    let mut pooled = Pooled {
+        rows_per_shard: described.iter().map(|s| s.0).collect(),
+        n_features: d,
+        y: Vec::new(),
+        weights: (weighted > 0).then(Vec::new),
+        group_sizes: (grouped > 0).then(Vec::new),
+    };
+    for (y, w, g) in targets {
+        pooled.y.extend(y);
+        if let (Some(all), Some(w)) = (&mut pooled.weights, w) {
+            all.extend(w);
+        }
+        if let (Some(all), Some(g)) = (&mut pooled.group_sizes, g) {
+            all.extend(g.iter().map(|&s| s as usize));
+        }
+    }
+    Ok(pooled)
+}
+
+/// The cut points of every feature, from the rows a single-machine fit of
+/// all rows would sample (gathered from their shards, a block of features
+/// at a time), and the global splittable flags from the pooled bin counts.
+fn pooled_binning(
+    channel: &mut Channel,
+    params: &BoosterParams,
+    pooled: &Pooled,
+    should_stop: &ShouldStop,
+) -> Result<(Vec<BinMapper>, Vec<bool>)> {
+    let n: usize = pooled.rows_per_shard.iter().sum();
+    let d = pooled.n_features;
+    let sample: Vec<usize> = if n > params.bin_sample_rows {
+        Rng::derive(params.seed, u64::MAX).sample_sorted(n, params.bin_sample_rows)
+    } else {
+        (0..n).collect()
+    };
+    let mut local: Vec<Vec<u32>> = Vec::new();
+    let mut start = 0;
+    for &m in &pooled.rows_per_shard {
+        local.push(
+            sample
+                .iter()
+                .filter(|&&r| (start..start + m).contains(&r))
+                .map(|&r| (r - start) as u32)
+                .collect(),
+        );
+        start += m;
+    }
+    // About 32 MB of float64 values per block.
+    let width = ((1usize << 22) / sample.len().max(1)).clamp(1, d);
+    let mut mappers = Vec::with_capacity(d);
+    for lo in (0..d).step_by(width) {
+        interrupt::check(should_stop)?;
+        let hi = (lo + width).min(d);
+        let features = (lo as u32, hi as u32);
+        let requests = local
+            .iter()
+            .map(|rows| {
+                vec![Op::Sample {
+                    rows: rows.clone(),
+                    features,
+                }]
+            })
+            .collect();
+        let values: Vec<f64> = outputs(&channel.each(requests)?, 0, "sample values", |o| match o {
+            Output::Values(v) => Some(v.clone()),
+            _ => None,
+        })?
+        .concat();
+        if values.len() != sample.len() * (hi - lo) {
+            return Err(protocol_error("the sample rows asked for"));
+        }
+        let block = FeatureMatrix::dense(&values, sample.len(), hi - lo);
+        mappers.extend(bin_features(&block, params.max_bins, usize::MAX, params.seed, should_stop)?.mappers);
+    }
+    let bins: Vec<usize> = mappers.iter().map(BinMapper::n_bins).collect();
+    let replies = channel.all(vec![Op::Bin {
+        mappers: mappers.clone(),
+        counts: (0, d as u32),
+    }])?;
+    let counts = outputs(&replies, 0, "bin counts", |o| match o {
+        Output::BinCounts(c) if c.len() == d && c.iter().zip(&bins).all(|(c, &b)| c.len() == b) => {
+            Some(c.clone())
+        }
+        _ => None,
+    })?;
+    let splittable = (0..d)
+        .map(|f| {
+            let total: Vec<u64> = (0..bins[f])
+                .map(|b| counts.iter().map(|c| c[f][b]).sum())
+                .collect();
+            let occupied = total.iter().filter(|&&c| c > 0).count();
+            let most = total.iter().copied().max().unwrap_or(0);
+            occupied >= 2 && n as u64 - most >= params.min_samples_leaf as u64
+        })
+        .collect();
+    Ok((mappers, splittable))
+}
+
+fn run(
+    params: &BoosterParams,
+    channel: &mut Channel,
+    evals: &[EvalSet],
+    should_stop: &ShouldStop,
+    observer: &mut Observer,
+) -> Result<(Model, History, Traffic)> {
+    let started = Instant::now();
+    let pooled = pool_targets(channel)?;
+    let (n, d) = (pooled.rows_per_shard.iter().sum::<usize>(), pooled.n_features);
+    let bad = |m: String| Err(SbError::InvalidInput(m));
+    if n == 0 {
+        return bad("X has no rows".into());
+    }
+    if n > MAX_ROWS || d == 0 || d > MAX_FEATURES {
+        return bad(format!("X has {n} rows and {d} features, out of the supported range"));
+    }
+    let (weights, groups) = (pooled.weights.as_deref(), pooled.group_sizes.as_deref());
+    validate_targets(n, &pooled.y, weights, groups)?;
+    params.validate_for(d)?;
+    let objective = objective_for(params);
+    let queries = groups.map(query_ranges);
+    let as_data = TrainingData {
+        x: FeatureMatrix::dense(&[], 0, d),
+        y: &pooled.y,
+        weights,
+        group_sizes: groups,
+    };
+    let user_targets = Targets {
+        y: &pooled.y,
+        weights,
+        queries: queries.as_deref(),
+    };
+    objective.check_targets(&user_targets)?;
+    for (s, eval) in evals.iter().enumerate() {
+        check_eval_set(s, eval, &as_data, objective.as_ref())?;
+    }
+    let units = Units::for_data(params.objective, &pooled.y, weights);
+    let (y, w) = (units.targets(&pooled.y), units.weights(weights));
+    let base = objective.init_scores(&Targets {
+        y: &y,
+        weights: w.as_deref(),
+        queries: queries.as_deref(),
+    });
+    let (mappers, splittable) = pooled_binning(channel, params, &pooled, should_stop)?;
+    channel.all(vec![Op::Setup {
+        splittable: splittable.clone(),
+        units,
+        base_scores: base.clone(),
+    }])?;
+    channel.boosting = true;
+
+    let metrics = metrics_for(params)?;
+    let internal = units.internal_params(params);
+    let mut evals: Vec<EvalState> = evals
+        .iter()
+        .map(|e| EvalState::new(e, &mappers, std::slice::from_ref(&base), &units, should_stop))
+        .collect::<Result<_>>()?;
+    let mut model = ModelBuilder::new(Model::new(params.objective, d, base.clone()), params);
+    let mut selection = Selection::single(params, d, &units);
+    let mut history = History {
+        metrics: metrics.iter().map(Metric::name).collect(),
+        values: vec![vec![Vec::new(); metrics.len()]; evals.len()],
+        ..History::default()
+    };
+    let mut dynamic = (params.feature_sampling == FeatureSampling::Dynamic).then(|| {
+        let m = params.colsample_bytree.of(d);
+        DynamicWeights::new(Fading::Boosting, params.reweight_rate, m, d)
+    });
+    let forest = Forest {
+        params: &internal,
+        mappers: &mappers,
+        min_split_rows: (internal.min_split_fraction * n as f64).ceil() as usize,
+        n_rows: n,
+        should_stop,
+    };
+    let k = objective.n_outputs();
+    let jobs: Vec<Job> = (0..k).map(|o| Job::of_model(0, o, 0)).collect();
+    let mut trees_after = Vec::new();
+    let mut since_best = 0;
+    for round in 0..params.n_estimators {
+        interrupt::check(should_stop)?;
+        channel.pending.push(Op::Gradients);
+        let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
+        // Job j's features in this round: the stream of the single-machine
+        // fit's tree sample (which draws no rows without subsampling).
+        let features = |j: usize, selection: &Selection| {
+            let mut rng = job_rng(params.seed, round, j);
+            let all: Vec<usize> = (0..d).collect();
+            let mut features = draw(&mut rng, &all, params.colsample_bytree.of(d), weights.as_deref());
+            features.retain(|&f| splittable[f] && selection.allows(0, f));
+            features
+        };
+        if round == 0 && selection.has_one_mu() {
+            let mut m = 0.0_f64;
+            for j in 0..k {
+                let f = features(j, &selection);
+                let (scale, candidates, _) = forest.root(channel, j, &f)?;
+                m = m.max(mu_max::of_root(&selection, internal.min_gain, scale, &candidates));
+            }
+            if params.mu_relative {
+                selection.resolve_relative_mu(m);
+            }
+            history.mu_max = Some(mu_max::in_user_units(m, params, &units));
+        }
+        let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
+        for (j, job) in jobs.iter().enumerate() {
+            interrupt::check(should_stop)?;
+            let f = features(j, &selection);
+            let (mut tree, root_scale) = forest.grow(channel, j, &f, &mut selection.view(0))?;
+            if tree.nodes.len() == 1 {
+                continue;
+            }
+            tree.output = j as u32;
+            channel.traffic.trees += 1;
+            let leaves = tree.nodes.iter().enumerate().filter(|(_, n)| n.is_leaf);
+            channel.pending.push(Op::AddLeaves {
+                output: j as u32,
+                leaves: leaves.map(|(i, n)| (i as u32, n.value)).collect(),
+            });
+            round_trees.push((*job, tree.clone(), root_scale));
+            model.push(GrownTree {
+                tree,
+                rows: Vec::new(),
+                leaves: Vec::new(),
+                root_scale,
+            })?;
+        }
+        if round_trees.is_empty() {
+            break;
+        }
+        let replies = channel.all(vec![Op::Loss])?;
+        let losses = outputs(&replies, 0, "a loss", |o| match o {
+            Output::Loss { mean, mass } => Some((*mean, *mass)),
+            _ => None,
+        })?;
+        model.record_loss(|| pooled_loss(&losses))?;
+        for eval in &mut evals {
+            eval.add_round(&round_trees, &units);
+        }
+        if let Some(dynamic) = &mut dynamic {
+            dynamic.observe(round_trees.iter().map(|(_, tree, root)| (tree, *root)));
+        }
+        history.rounds = round + 1;
+        trees_after.push(model.n_trees());
+        let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(&metrics)).collect();
+        let stop = record_evaluation(&mut history, &eval, &metrics, round, &mut since_best, params);
+        let report = RoundReport {
+            round,
+            train_loss: model.last_loss().map_or(f64::NAN, |l| units.loss(l)),
+            eval,
+            n_features: selection.omega().used_in_order().len(),
+            elapsed: started.elapsed().as_secs_f64(),
+        };
+        if !observer(&report) || stop {
+            break;
+        }
+    }
+    if params.early_stopping_rounds.is_some() {
+        if let Some((best, _)) = history.best {
+            model.truncate(trees_after[best]);
+        }
+    }
+    let mut model = model.finish(None, &units)?;
+    let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
+    model.feature_weights = sampling_probabilities(weights, d);
+    Ok((model, history, channel.traffic))
+}
+
+/// The mean loss over all shards: one shard's own mean, else the means
+/// weighted by their mass.
+fn pooled_loss(losses: &[(f64, f64)]) -> f64 {
+    let nonempty: Vec<&(f64, f64)> = losses.iter().filter(|l| l.1 > 0.0).collect();
+    match nonempty.as_slice() {
+        [(mean, _)] => *mean,
+        _ => {
+            let mass: f64 = nonempty.iter().map(|l| l.1).sum();
+            nonempty.iter().map(|l| l.0 * l.1).sum::<f64>() / mass
+        }
+    }
+}
+
+/// What every tree of the fit shares.
+struct Forest<'a> {
+    /// The fit's parameters in its units.
+    params: &'a BoosterParams,
+    mappers: &'a [BinMapper],
+    min_split_rows: usize,
+    n_rows: usize,
+    should_stop: &'a ShouldStop<'a>,
+}
+
+/// A leaf that may still be split (see the single-machine grower's).
+struct Leaf {
+    node: usize,
+    depth: usize,
+    stats: NodeStats,
+    hist: Option<Histogram>,
+    candidates: Vec<SplitCandidate>,
+    best: Option<Scored>,
+}
+
+impl Forest<'_> {
+    fn constraints(&self) -> SplitConstraints {
+        SplitConstraints {
+            min_samples_leaf: self.params.min_samples_leaf.min(u32::MAX as usize) as u32,
+            min_child_weight: self.params.min_child_weight,
+            l2: self.params.l2_regularization,
+        }
+    }
+
+    /// Start a tree on output `output`: its root's sums, scale and (if it
+    /// can split) candidates over `features`, and its histogram.
+    fn root(
+        &self,
+        channel: &mut Channel,
+        output: usize,
+        features: &[usize],
+    ) -> Result<(f64, Vec<SplitCandidate>, Leaf)> {
+        let splits = may_split(self.params, self.min_split_rows, self.n_rows, 0);
+        let mut ops = vec![Op::Root {
+            output: output as u32,
+        }];
+        let layout = self.layout(features);
+        if splits {
+            ops.push(Op::Histogram {
+                node: 0,
+                features: features.iter().map(|&f| f as u32).collect(),
+            });
+        }
+        let replies = channel.all(ops)?;
+        let sums = outputs(&replies, 0, "root sums", |o| match o {
+            Output::Root { g, h, n, scale } => Some((NodeStats { g: *g, h: *h, n: *n }, *scale)),
+            _ => None,
+        })?;
+        let mut stats = sums[0].0;
+        let mut per_row = sums[0].1;
+        for (s, scale) in &sums[1..] {
+            stats = NodeStats {
+                g: stats.g + s.g,
+                h: stats.h + s.h,
+                n: stats.n + s.n,
+            };
+            per_row += scale;
+        }
+        if stats.n as usize != self.n_rows {
+            return Err(protocol_error("every row at the root"));
+        }
+        let mut root = Leaf {
+            node: 0,
+            depth: 0,
+            stats,
+            hist: None,
+            candidates: Vec::new(),
+            best: None,
+        };
+        let mut candidates = Vec::new();
+        if splits {
+            let hist = summed_histogram(&replies, 1, layout.total_bins())?;
+            candidates = split_candidates(&hist, &layout, features, stats, &self.constraints());
+            root.hist = Some(hist);
+        }
+        Ok((scale_from_sums(per_row, stats), candidates, root))
+    }
+
+    /// Histograms of features `features` only.
+    fn layout(&self, features: &[usize]) -> HistLayout {
+        let mut of_tree = vec![false; self.mappers.len()];
+        features.iter().for_each(|&f| of_tree[f] = true);
+        HistLayout::for_mappers(self.mappers, &of_tree)
+    }
+
+    /// Give `leaf` its candidates (and the histogram they came from) and
+    /// choose its best split; a leaf without a promising one drops both.
+    fn attach(&self, leaf: &mut Leaf, hist: Histogram, candidates: Vec<SplitCandidate>, selection: &TreeSelection) {
+        leaf.candidates = candidates;
+        leaf.hist = Some(hist);
+        self.rescore(leaf, selection);
+    }
+
+    fn rescore(&self, leaf: &mut Leaf, selection: &TreeSelection) {
+        let min_gain = self.params.min_gain;
+        leaf.best = best_scored(&leaf.candidates, selection, min_gain);
+        if !leaf.candidates.iter().any(|s| s.gain > min_gain) {
+            leaf.candidates = Vec::new();
+            leaf.hist = None;
+        }
+    }
+
+    /// Grow one tree on output `output` over `features`; the tree (in the
+    /// fit's units) and its root scale.
+    fn grow(
+        &self,
+        channel: &mut Channel,
+        output: usize,
+        features: &[usize],
+        selection: &mut TreeSelection,
+    ) -> Result<(Tree, f64)> {
+        let (params, c) = (self.params, self.constraints());
+        let layout = self.layout(features);
+        let (scale, candidates, mut root) = self.root(channel, output, features)?;
+        let value = root.stats.leaf_value(c.l2) * params.learning_rate;
+        let mut nodes = vec![Node::leaf(value, root.stats.n)];
+        selection.begin_tree(scale);
+        if let Some(hist) = root.hist.take() {
+            self.attach(&mut root, hist, candidates, selection);
+        }
+        let mut leaves = vec![root];
+        while leaves.len() < params.max_leaves {
+            interrupt::check(self.should_stop)?;
+            let Some(i) = best_of(leaves.iter().map(|l| l.best)) else {
+                break;
+            };
+            let split = leaves[i].best.take().expect("a best split").split;
+            leaves[i].candidates = Vec::new();
+            let mut parent_hist = leaves[i].hist.take().expect("a leaf with a split keeps its histogram");
+            let (node, depth) = (leaves[i].node, leaves[i].depth + 1);
+            let left = record_split(&mut nodes, node, &split, &self.mappers[split.feature], params);
+            channel.pending.push(Op::Split {
+                node: node as u32,
+                feature: split.feature as u32,
+                bin: split.bin,
+                default_left: split.default_left,
+                left: left as u32,
+            });
+            match selection.commit(split.feature) {
+                Changed::Nothing => {}
+                Changed::Freed(freed) => {
+                    for leaf in leaves.iter_mut() {
+                        leaf.best = best_after_freed(
+                            leaf.best,
+                            &leaf.candidates,
+                            &freed,
+                            selection,
+                            params.min_gain,
+                        );
+                    }
+                }
+                Changed::Everything => {
+                    for leaf in leaves.iter_mut() {
+                        self.rescore(leaf, selection);
+                    }
+                }
+            }
+            let child = |node, stats| Leaf {
+                node,
+                depth,
+                stats,
+                hist: None,
+                candidates: Vec::new(),
+                best: None,
+            };
+            let (mut l, mut r) = (child(left, split.left), child(left + 1, split.right));
+            let (small, large) = if l.stats.n <= r.stats.n {
+                (&mut l, &mut r)
+            } else {
+                (&mut r, &mut l)
+            };
+            let ok = |leaf: &Leaf| may_split(params, self.min_split_rows, leaf.stats.n as usize, depth);
+            let (small_ok, large_ok) = (ok(small), ok(large));
+            if leaves.len() + 1 < params.max_leaves && (small_ok || large_ok) {
+                let replies = channel.all(vec![Op::Histogram {
+                    node: small.node as u32,
+                    features: features.iter().map(|&f| f as u32).collect(),
+                }])?;
+                let small_hist = summed_histogram(&replies, 0, layout.total_bins())?;
+                let mut large_candidates = Vec::new();
+                if large_ok {
+                    for &f in features {
+                        let range = layout.range(f);
+                        subtract_feature(&mut parent_hist.bins[range.clone()], &small_hist.bins[range]);
+                    }
+                    large_candidates = split_candidates(&parent_hist, &layout, features, large.stats, &c);
+                }
+                let small_candidates = if small_ok {
+                    split_candidates(&small_hist, &layout, features, small.stats, &c)
+                } else {
+                    Vec::new()
+                };
+                self.attach(small, small_hist, small_candidates, selection);
+                self.attach(large, parent_hist, large_candidates, selection);
+            }
+            leaves[i] = l;
+            leaves.push(r);
+        }
+        Ok((Tree { output: 0, nodes }, scale))
+    }
+}

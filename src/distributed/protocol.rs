@@ -1,0 +1,151 @@
+//! The messages between the client's trainer and its shards, and their
+//! bytes (bincode: what the Dask transport moves, and what the counters of
+//! [`super::transport`] measure for either transport).
+//!
+//! A request is a list of operations a shard runs in order, and a reply
+//! holds the outputs of those that have one, in the same order. Batching
+//! is what keeps round trips few: the splits chosen since the last request,
+//! the leaf values of the last tree and the next histogram all travel in
+//! one message.
+
+use crate::binning::BinMapper;
+use crate::error::{Result, SbError};
+use crate::histogram::HistBin;
+use crate::units::Units;
+use serde::{Deserialize, Serialize};
+
+/// One step a shard takes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Op {
+    /// Reply [`Output::Described`].
+    Describe,
+    /// Reply [`Output::Targets`]: the shard's labels, weights and query
+    /// sizes (the client decides the units and base scores from them all).
+    Targets,
+    /// Reply [`Output::Values`]: features `features.0..features.1` of the
+    /// shard's rows `rows` (ascending), row-major, missing as NaN and
+    /// sparse zeros as 0 (the pooled sample the cut points come from).
+    Sample { rows: Vec<u32>, features: (u32, u32) },
+    /// Bin the shard's rows with these cut points; reply
+    /// [`Output::BinCounts`] for features `counts.0..counts.1`.
+    Bin {
+        mappers: Vec<BinMapper>,
+        counts: (u32, u32),
+    },
+    /// Reply [`Output::BinCounts`] for features `.0..`.1` of the binned rows.
+    BinCounts((u32, u32)),
+    /// Which features can split, the fit's units and the K base scores:
+    /// the shard sets its scores to the base scores.
+    Setup {
+        splittable: Vec<bool>,
+        units: Units,
+        base_scores: Vec<f64>,
+    },
+    /// Gradients and hessians of every output from the current scores.
+    Gradients,
+    /// Start a tree on output `output`: every row in node 0. Reply
+    /// [`Output::Root`].
+    Root { output: u32 },
+    /// Split `node`'s rows: bin of `feature` ≤ `bin` (NaN: `default_left`)
+    /// to node `left`, the others to `left + 1`.
+    Split {
+        node: u32,
+        feature: u32,
+        bin: u8,
+        default_left: bool,
+        left: u32,
+    },
+    /// Reply [`Output::Histogram`]: the bins of `features` (ascending,
+    /// splittable) over `node`'s rows, feature after feature.
+    Histogram { node: u32, features: Vec<u32> },
+    /// Add each `(leaf, value)` to output `output` of the leaf's rows in
+    /// the current tree.
+    AddLeaves { output: u32, leaves: Vec<(u32, f64)> },
+    /// Reply [`Output::Loss`].
+    Loss,
+}
+
+/// What an operation returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Output {
+    /// Rows, features, queries, and whether the shard's X is sparse.
+    Described {
+        n_rows: u64,
+        n_features: u64,
+        n_queries: u64,
+    },
+    /// Labels, weights (if any), query sizes (ranking).
+    Targets {
+        y: Vec<f64>,
+        weights: Option<Vec<f64>>,
+        group_sizes: Option<Vec<u64>>,
+    },
+    /// Row-major feature values.
+    Values(Vec<f64>),
+    /// For each feature asked, the rows in each of its bins.
+    BinCounts(Vec<Vec<u64>>),
+    /// A new root's sums over the shard's rows: Σg, Σh, rows, Σ g²/h.
+    Root { g: f64, h: f64, n: u32, scale: f64 },
+    /// Histogram bins.
+    Histogram(Vec<HistBin>),
+    /// Mean loss over the shard's rows (in the fit's units) and the mass it
+    /// is a mean over (weights or rows; queries for ranking).
+    Loss { mean: f64, mass: f64 },
+}
+
+/// A request: operations run in order.
+pub type Request = Vec<Op>;
+/// A reply: the outputs of the request's operations that have one.
+pub type Reply = Vec<Output>;
+
+/// The bytes of a message.
+pub fn encode<T: Serialize>(message: &T) -> Vec<u8> {
+    bincode::serialize(message).expect("protocol messages always serialize")
+}
+
+/// A message from bytes; bytes from elsewhere may be anything, so a bad
+/// message is an error, never a panic.
+pub fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8], what: &str) -> Result<T> {
+    // A length prefix in the bytes must not make bincode allocate more than
+    // the bytes could hold.
+    use bincode::Options;
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .allow_trailing_bytes()
+        .with_limit(bytes.len() as u64 * 8 + 1024)
+        .deserialize(bytes)
+        .map_err(|e| SbError::InvalidInput(format!("a malformed {what} message: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_round_trip_and_garbage_is_an_error() {
+        let request: Request = vec![
+            Op::Split {
+                node: 3,
+                feature: 17,
+                bin: 4,
+                default_left: true,
+                left: 5,
+            },
+            Op::Histogram {
+                node: 5,
+                features: vec![1, 17],
+            },
+        ];
+        let bytes = encode(&request);
+        let back: Request = decode(&bytes, "request").unwrap();
+        assert_eq!(encode(&back), bytes);
+        let reply: Reply = vec![Output::Histogram(vec![HistBin {
+            g: 1.5,
+            h: 2.0,
+            n: 3,
+        }])];
+        assert_eq!(decode::<Reply>(&encode(&reply), "reply").unwrap(), reply);
+        assert!(decode::<Request>(&[255, 255, 255, 255, 255, 255, 255, 127], "request").is_err());
+        assert!(decode::<Request>(&bytes[..bytes.len() - 3], "request").is_err());
+    }
+}

@@ -1,0 +1,432 @@
+//! One shard of a distributed fit: some rows of the training set (whole
+//! queries for ranking), binned with the client's cut points, with their
+//! targets, scores, gradients and the positions of the current tree's rows
+//! by node. It answers the client's requests with additive statistics and
+//! decides nothing: every choice is in the request.
+//!
+//! The feature matrix is not kept here but passed to each call, since its
+//! owner (numpy, a Dask worker's partition) outlives the shard's calls; it
+//! is read only while binning and sampling.
+
+use super::protocol::{Op, Output, Reply, Request};
+use crate::binning::{bin_features_given, BinnedData, Column};
+use crate::data::query_ranges;
+use crate::error::{Result, SbError};
+use crate::grower::{row_scale_sum, NodeBuffers};
+use crate::histogram::{HistLayout, Histogram};
+use crate::interrupt::ShouldStop;
+use crate::matrix::{FeatureMatrix, Layout, Values};
+use crate::objective::{objective_for, Objective, Targets};
+use crate::params::BoosterParams;
+use crate::partition::partition_segment;
+use crate::split::NodeStats;
+use crate::threads;
+use ndarray::Array2;
+use std::ops::Range;
+
+/// A shard's state between requests.
+pub struct Shard {
+    params: BoosterParams,
+    n_rows: usize,
+    n_features: usize,
+    /// Labels, weights and query sizes as given (the user's units).
+    y: Vec<f64>,
+    weights: Option<Vec<f64>>,
+    group_sizes: Option<Vec<usize>>,
+    queries: Option<Vec<Range<usize>>>,
+    fitting: Option<Fitting>,
+}
+
+/// What exists once the shard is binned and set up.
+struct Fitting {
+    binned: BinnedData,
+    /// Targets and weights in the fit's units.
+    y: Vec<f64>,
+    weights: Option<Vec<f64>>,
+    /// (K, n) raw scores, gradients and hessians.
+    scores: Array2<f64>,
+    grad: Array2<f64>,
+    hess: Array2<f64>,
+    /// The current tree: its output, its rows grouped by node, and each
+    /// node's `(begin, count)` in them.
+    output: usize,
+    rows: Vec<u32>,
+    segments: Vec<(usize, usize)>,
+    /// The hessian of the current output's rows, when all are equal.
+    constant_hess: Option<f64>,
+    buffers: NodeBuffers,
+}
+
+impl Shard {
+    /// A shard of `n_rows` rows of `n_features` features with these
+    /// targets, for a fit with `params`.
+    pub fn new(
+        params: BoosterParams,
+        n_rows: usize,
+        n_features: usize,
+        y: Vec<f64>,
+        weights: Option<Vec<f64>>,
+        group_sizes: Option<Vec<usize>>,
+    ) -> Result<Shard> {
+        params.validate()?;
+        let bad = |m: String| Err(SbError::InvalidInput(m));
+        if y.len() != n_rows {
+            return bad(format!("y has {} values but X has {n_rows} rows", y.len()));
+        }
+        if weights.as_ref().is_some_and(|w| w.len() != n_rows) {
+            return bad(format!("sample_weight does not have {n_rows} values"));
+        }
+        if let Some(sizes) = &group_sizes {
+            if sizes.iter().sum::<usize>() != n_rows || sizes.contains(&0) {
+                return bad(format!(
+                    "a shard's query sizes must be positive and sum to its {n_rows} rows"
+                ));
+            }
+        }
+        Ok(Shard {
+            params,
+            n_rows,
+            n_features,
+            queries: group_sizes.as_deref().map(query_ranges),
+            y,
+            weights,
+            group_sizes,
+            fitting: None,
+        })
+    }
+
+    /// Run `request` on these rows (`x` is the shard's feature matrix),
+    /// on the fit's thread pool.
+    pub fn handle(
+        &mut self,
+        x: &FeatureMatrix,
+        request: Request,
+        should_stop: &ShouldStop,
+    ) -> Result<Reply> {
+        if x.n_rows != self.n_rows || x.n_features != self.n_features {
+            return Err(SbError::InvalidInput(format!(
+                "the shard was made for {} x {} rows and features, got X of {} x {}",
+                self.n_rows, self.n_features, x.n_rows, x.n_features
+            )));
+        }
+        threads::install(self.params.n_threads, || {
+            let mut reply = Vec::new();
+            for op in request {
+                if let Some(output) = self.run(x, op, should_stop)? {
+                    reply.push(output);
+                }
+            }
+            Ok(reply)
+        })?
+    }
+
+    fn run(&mut self, x: &FeatureMatrix, op: Op, should_stop: &ShouldStop) -> Result<Option<Output>> {
+        let objective: &dyn Objective = &*objective_for(&self.params);
+        let out = match op {
+            Op::Describe => Output::Described {
+                n_rows: self.n_rows as u64,
+                n_features: self.n_features as u64,
+                n_queries: self.group_sizes.as_ref().map_or(0, |g| g.len() as u64),
+            },
+            Op::Targets => Output::Targets {
+                y: self.y.clone(),
+                weights: self.weights.clone(),
+                group_sizes: self
+                    .group_sizes
+                    .as_ref()
+                    .map(|g| g.iter().map(|&s| s as u64).collect()),
+            },
+            Op::Sample { rows, features } => Output::Values(sample(x, &rows, features)?),
+            Op::Bin { mappers, counts } => {
+                if mappers.len() != self.n_features {
+                    return Err(SbError::InvalidInput(format!(
+                        "{} cut point lists for {} features",
+                        mappers.len(),
+                        self.n_features
+                    )));
+                }
+                let binned = bin_features_given(x, mappers, should_stop)?;
+                let k = objective.n_outputs();
+                let m = self.n_rows;
+                self.fitting = Some(Fitting {
+                    binned,
+                    y: Vec::new(),
+                    weights: None,
+                    scores: Array2::zeros((k, m)),
+                    grad: Array2::zeros((k, m)),
+                    hess: Array2::zeros((k, m)),
+                    output: 0,
+                    rows: Vec::new(),
+                    segments: Vec::new(),
+                    constant_hess: None,
+                    buffers: NodeBuffers::default(),
+                });
+                self.bin_counts(counts)?
+            }
+            Op::BinCounts(range) => self.bin_counts(range)?,
+            Op::Setup {
+                splittable,
+                units,
+                base_scores,
+            } => {
+                let k = objective.n_outputs();
+                let (y, weights) = (units.targets(&self.y), units.weights(self.weights.as_deref()));
+                let fit = self.fitting()?;
+                if splittable.len() != fit.binned.n_features || base_scores.len() != k {
+                    return Err(SbError::InvalidInput("a malformed setup".into()));
+                }
+                fit.binned.set_splittable(splittable);
+                (fit.y, fit.weights) = (y, weights);
+                for (o, &b) in base_scores.iter().enumerate() {
+                    fit.scores.row_mut(o).fill(b);
+                }
+                return Ok(None);
+            }
+            Op::Gradients => {
+                let queries = self.queries.as_deref();
+                let fit = self.fitting.as_mut().ok_or_else(not_binned)?;
+                let targets = Targets {
+                    y: &fit.y,
+                    weights: fit.weights.as_deref(),
+                    queries,
+                };
+                if !targets.is_empty() {
+                    objective.gradients(
+                        &targets,
+                        fit.scores.view(),
+                        fit.grad.view_mut(),
+                        fit.hess.view_mut(),
+                    );
+                }
+                return Ok(None);
+            }
+            Op::Root { output } => self.fitting()?.root(output as usize)?,
+            Op::Split {
+                node,
+                feature,
+                bin,
+                default_left,
+                left,
+            } => {
+                self.fitting()?
+                    .split(node as usize, feature as usize, bin, default_left, left as usize)?;
+                return Ok(None);
+            }
+            Op::Histogram { node, features } => self.fitting()?.histogram(node as usize, &features)?,
+            Op::AddLeaves { output, leaves } => {
+                self.fitting()?.add_leaves(output as usize, &leaves)?;
+                return Ok(None);
+            }
+            Op::Loss => {
+                let queries = self.queries.as_deref();
+                let fit = self.fitting.as_mut().ok_or_else(not_binned)?;
+                let targets = Targets {
+                    y: &fit.y,
+                    weights: fit.weights.as_deref(),
+                    queries,
+                };
+                if targets.is_empty() {
+                    Output::Loss {
+                        mean: 0.0,
+                        mass: 0.0,
+                    }
+                } else {
+                    let mass = match (queries, &fit.weights) {
+                        (Some(q), _) => q.len() as f64,
+                        (None, Some(w)) => w.iter().sum(),
+                        (None, None) => fit.y.len() as f64,
+                    };
+                    Output::Loss {
+                        mean: objective.loss(&targets, fit.scores.view()),
+                        mass,
+                    }
+                }
+            }
+        };
+        Ok(Some(out))
+    }
+
+    fn fitting(&mut self) -> Result<&mut Fitting> {
+        self.fitting.as_mut().ok_or_else(not_binned)
+    }
+
+    fn bin_counts(&mut self, (lo, hi): (u32, u32)) -> Result<Output> {
+        let fit = self.fitting()?;
+        let range = feature_range(lo, hi, fit.binned.n_features)?;
+        Ok(Output::BinCounts(
+            range.map(|f| fit.binned.bin_counts(f)).collect(),
+        ))
+    }
+}
+
+impl Fitting {
+    fn root(&mut self, output: usize) -> Result<Output> {
+        if output >= self.scores.nrows() {
+            return Err(SbError::InvalidInput(format!("no output {output}")));
+        }
+        let m = self.binned.n_rows;
+        self.output = output;
+        self.rows = (0..m as u32).collect();
+        self.segments = vec![(0, m)];
+        let (grad, hess) = (self.grad.row(output), self.hess.row(output));
+        let (grad, hess) = (grad.to_slice().unwrap(), hess.to_slice().unwrap());
+        self.constant_hess = hess
+            .first()
+            .filter(|&&h0| hess.iter().all(|&h| h == h0))
+            .copied();
+        let stats = NodeStats::of_rows(&self.rows, grad, hess);
+        Ok(Output::Root {
+            g: stats.g,
+            h: stats.h,
+            n: stats.n,
+            scale: row_scale_sum(&self.rows, grad, hess),
+        })
+    }
+
+    fn segment(&self, node: usize) -> Result<(usize, usize)> {
+        self.segments
+            .get(node)
+            .copied()
+            .filter(|&(b, c)| b != usize::MAX && c != usize::MAX)
+            .ok_or_else(|| SbError::InvalidInput(format!("no node {node} in the current tree")))
+    }
+
+    fn split(
+        &mut self,
+        node: usize,
+        feature: usize,
+        bin: u8,
+        default_left: bool,
+        left: usize,
+    ) -> Result<()> {
+        let (begin, count) = self.segment(node)?;
+        if feature >= self.binned.n_features || left > 1 << 20 {
+            return Err(SbError::InvalidInput(format!("a malformed split of node {node}")));
+        }
+        let missing = self.binned.mappers[feature].missing_bin();
+        let goes_left = |b: u8| if b == missing { default_left } else { b <= bin };
+        let segment = &mut self.rows[begin..begin + count];
+        let n_left = match self.binned.column(feature) {
+            Column::Dense(column) => partition_segment(segment, |r| goes_left(column[r as usize])),
+            Column::Sparse(column) => partition_segment(segment, |r| goes_left(column.bin_of(r))),
+        };
+        if self.segments.len() < left + 2 {
+            self.segments.resize(left + 2, (usize::MAX, usize::MAX));
+        }
+        self.segments[left] = (begin, n_left);
+        self.segments[left + 1] = (begin + n_left, count - n_left);
+        Ok(())
+    }
+
+    fn histogram(&mut self, node: usize, features: &[u32]) -> Result<Output> {
+        let (begin, count) = self.segment(node)?;
+        let d = self.binned.n_features;
+        let features: Vec<usize> = features.iter().map(|&f| f as usize).collect();
+        let ascending = features.windows(2).all(|w| w[0] < w[1]);
+        if !ascending || features.iter().any(|&f| f >= d || !self.binned.splittable[f]) {
+            return Err(SbError::InvalidInput(
+                "histogram features must be ascending splittable features".into(),
+            ));
+        }
+        let layout = HistLayout::for_features(&self.binned, &features);
+        let mut hist = Histogram::zeros(&layout);
+        let rows = &self.rows[begin..begin + count];
+        let (grad, hess) = (self.grad.row(self.output), self.hess.row(self.output));
+        let (grad, hess) = (grad.to_slice().unwrap(), hess.to_slice().unwrap());
+        let node = self
+            .buffers
+            .gather(&self.binned, rows, grad, hess, self.constant_hess);
+        hist.build(&layout, &self.binned, &features, node);
+        Ok(Output::Histogram(hist.bins))
+    }
+
+    fn add_leaves(&mut self, output: usize, leaves: &[(u32, f64)]) -> Result<()> {
+        if output >= self.scores.nrows() {
+            return Err(SbError::InvalidInput(format!("no output {output}")));
+        }
+        for &(leaf, value) in leaves {
+            let (begin, count) = self.segment(leaf as usize)?;
+            let mut scores = self.scores.row_mut(output);
+            for &r in &self.rows[begin..begin + count] {
+                scores[r as usize] += value;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn not_binned() -> SbError {
+    SbError::InvalidInput("the shard is not binned yet".into())
+}
+
+fn feature_range(lo: u32, hi: u32, d: usize) -> Result<Range<usize>> {
+    let (lo, hi) = (lo as usize, hi as usize);
+    if lo > hi || hi > d {
+        return Err(SbError::InvalidInput(format!(
+            "features {lo}..{hi} are not within the {d} features"
+        )));
+    }
+    Ok(lo..hi)
+}
+
+/// Features `lo..hi` of `rows` of `x`, row-major, as float64.
+fn sample(x: &FeatureMatrix, rows: &[u32], (lo, hi): (u32, u32)) -> Result<Vec<f64>> {
+    let features = feature_range(lo, hi, x.n_features)?;
+    if rows.iter().any(|&r| r as usize >= x.n_rows) || rows.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(SbError::InvalidInput(
+            "sample rows must be ascending rows of the shard".into(),
+        ));
+    }
+    let width = features.len();
+    let mut out = vec![0.0; rows.len() * width];
+    match x.values {
+        Values::F64(v) => fill_sample(x, v, rows, &features, &mut out),
+        Values::F32(v) => fill_sample(x, v, rows, &features, &mut out),
+    }
+    Ok(out)
+}
+
+fn fill_sample<T: Copy + Into<f64>>(
+    x: &FeatureMatrix,
+    values: &[T],
+    rows: &[u32],
+    features: &Range<usize>,
+    out: &mut [f64],
+) {
+    let (d, width) = (x.n_features, features.len());
+    match x.layout {
+        Layout::Dense => {
+            for (i, &r) in rows.iter().enumerate() {
+                let row = &values[r as usize * d..(r as usize + 1) * d];
+                for (o, v) in out[i * width..(i + 1) * width]
+                    .iter_mut()
+                    .zip(&row[features.clone()])
+                {
+                    *o = (*v).into();
+                }
+            }
+        }
+        Layout::Csc(csc) => {
+            for (j, f) in features.clone().enumerate() {
+                let (start, end) = (csc.indptr[f] as usize, csc.indptr[f + 1] as usize);
+                for k in start..end {
+                    let r = csc.indices[k] as u32;
+                    if let Ok(i) = rows.binary_search(&r) {
+                        out[i * width + j] += values[k].into();
+                    }
+                }
+            }
+        }
+        Layout::Csr(csr) => {
+            for (i, &r) in rows.iter().enumerate() {
+                let (start, end) = (csr.indptr[r as usize] as usize, csr.indptr[r as usize + 1] as usize);
+                for k in start..end {
+                    let f = csr.indices[k] as usize;
+                    if features.contains(&f) {
+                        out[i * width + f - features.start] += values[k].into();
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! Sharded fits through the in-process transport: one shard is the
+//! single-machine fit bit for bit; several shards give the same model
+//! whatever else varies (threads), find the planted features, and survive
+//! empty shards.
+
+use sparseboost::distributed::{fit_sharded, InProcess, Shard, Traffic};
+use sparseboost::feature_sampling::FeatureCount;
+use sparseboost::interrupt::never;
+use sparseboost::matrix::FeatureMatrix;
+use sparseboost::params::SplitSearch;
+use sparseboost::rng::Rng;
+use sparseboost::{fit_with, BoosterParams, Model, ObjectiveKind, PenaltyKind, TrainingData};
+
+struct Problem {
+    x: Vec<f64>,
+    y: Vec<f64>,
+    w: Option<Vec<f64>>,
+    groups: Option<Vec<usize>>,
+    n: usize,
+    d: usize,
+}
+
+/// y depends on features 0, 3 and 5 of `d`; labels per `objective`.
+fn problem(n: usize, d: usize, objective: ObjectiveKind, seed: u64) -> Problem {
+    let mut rng = Rng::new(seed);
+    let x: Vec<f64> = (0..n * d)
+        .map(|i| {
+            let v = rng.next_f64();
+            if i % 17 == 0 {
+                f64::NAN
+            } else {
+                v
+            }
+        })
+        .collect();
+    let at = |r: usize, f: usize| {
+        let v = x[r * d + f];
+        if v.is_nan() {
+            0.5
+        } else {
+            v
+        }
+    };
+    let signal: Vec<f64> = (0..n)
+        .map(|r| 3.0 * at(r, 0) - 2.0 * at(r, 3) + (at(r, 5) > 0.5) as u8 as f64)
+        .collect();
+    let y = signal
+        .iter()
+        .map(|&s| match objective {
+            ObjectiveKind::SquaredError => s + 0.1 * rng.next_f64(),
+            ObjectiveKind::BinaryLogloss => (s + 0.5 * rng.next_f64() > 1.2) as u8 as f64,
+            ObjectiveKind::MultiLogloss => ((s + 1.0).clamp(0.0, 2.99)).floor(),
+            ObjectiveKind::LambdaRank => ((s + 1.0).clamp(0.0, 3.99)).floor(),
+        })
+        .collect();
+    let groups = (objective == ObjectiveKind::LambdaRank).then(|| {
+        let mut sizes = Vec::new();
+        let mut left = n;
+        while left > 0 {
+            let s = (5 + sizes.len() % 7).min(left);
+            sizes.push(s);
+            left -= s;
+        }
+        sizes
+    });
+    let w = (objective == ObjectiveKind::BinaryLogloss)
+        .then(|| (0..n).map(|r| 0.5 + (r % 3) as f64).collect());
+    Problem {
+        x,
+        y,
+        w,
+        groups,
+        n,
+        d,
+    }
+}
+
+fn params(objective: ObjectiveKind) -> BoosterParams {
+    BoosterParams {
+        objective,
+        n_classes: if objective == ObjectiveKind::MultiLogloss { 3 } else { 2 },
+        n_estimators: 12,
+        max_leaves: 7,
+        min_samples_leaf: 5,
+        split_search: SplitSearch::Exhaustive,
+        n_threads: 2,
+        ..Default::default()
+    }
+}
+
+/// Shards of `p` ending at `bounds` (row counts, ascending, last = n; on
+/// query boundaries for ranking).
+fn sharded(p: &Problem, params: &BoosterParams, bounds: &[usize]) -> (Model, Traffic) {
+    let mut shards = Vec::new();
+    let mut start = 0;
+    let mut query = 0;
+    for &end in bounds {
+        let rows = start..end;
+        let groups = p.groups.as_ref().map(|g| {
+            let mut sizes = Vec::new();
+            let mut covered = start;
+            while covered < end {
+                sizes.push(g[query]);
+                covered += g[query];
+                query += 1;
+            }
+            assert_eq!(covered, end, "shards end on query boundaries");
+            sizes
+        });
+        let x = FeatureMatrix::dense(&p.x[start * p.d..end * p.d], end - start, p.d);
+        let shard = Shard::new(
+            params.clone(),
+            end - start,
+            p.d,
+            p.y[rows.clone()].to_vec(),
+            p.w.as_ref().map(|w| w[rows.clone()].to_vec()),
+            groups,
+        )
+        .unwrap();
+        shards.push((x, shard));
+        start = end;
+    }
+    let mut transport = InProcess::new(shards, &never);
+    let (model, _, traffic) = fit_sharded(params, &mut transport, &[], &never, &mut |_| true).unwrap();
+    (model, traffic)
+}
+
+fn single(p: &Problem, params: &BoosterParams) -> Model {
+    let data = TrainingData {
+        x: FeatureMatrix::dense(&p.x, p.n, p.d),
+        y: &p.y,
+        weights: p.w.as_deref(),
+        group_sizes: p.groups.as_deref(),
+    };
+    fit_with(&data, params, &[], &never, &mut |_| true).unwrap().0
+}
+
+const OBJECTIVES: [ObjectiveKind; 4] = [
+    ObjectiveKind::SquaredError,
+    ObjectiveKind::BinaryLogloss,
+    ObjectiveKind::MultiLogloss,
+    ObjectiveKind::LambdaRank,
+];
+
+#[test]
+fn one_shard_is_the_single_machine_fit_bit_for_bit() {
+    for objective in OBJECTIVES {
+        let p = problem(600, 9, objective, 3);
+        for penalty in [PenaltyKind::None, PenaltyKind::Gbfs] {
+            let params = BoosterParams {
+                penalty,
+                mu: if penalty == PenaltyKind::None { 0.0 } else { 0.05 },
+                colsample_bytree: FeatureCount::Fraction(0.8),
+                bin_sample_rows: 400,
+                ..params(objective)
+            };
+            let (model, traffic) = sharded(&p, &params, &[p.n]);
+            assert_eq!(
+                model.to_json(),
+                single(&p, &params).to_json(),
+                "{objective:?} {penalty:?}"
+            );
+            assert!(traffic.trees > 0);
+        }
+    }
+}
+
+#[test]
+fn several_shards_find_the_planted_features_and_do_not_depend_on_threads() {
+    for objective in OBJECTIVES {
+        let p = problem(700, 12, objective, 5);
+        // Ranking shards end on query boundaries: cut after whole queries.
+        let bounds: Vec<usize> = match &p.groups {
+            Some(g) => {
+                let ends: Vec<usize> = g
+                    .iter()
+                    .scan(0, |s, &q| {
+                        *s += q;
+                        Some(*s)
+                    })
+                    .collect();
+                vec![ends[ends.len() / 10], ends[ends.len() / 2], p.n]
+            }
+            None => vec![70, 350, p.n],
+        };
+        let one = sharded(&p, &params(objective), &bounds).0;
+        let other = BoosterParams {
+            n_threads: 1,
+            ..params(objective)
+        };
+        assert_eq!(one.to_json(), sharded(&p, &other, &bounds).0.to_json());
+        let used = &one.selected_features;
+        for f in [0, 3] {
+            assert!(used.contains(&f), "{objective:?}: {used:?}");
+        }
+        // The sums are added in another order, not to other values: the
+        // model is the single-machine one up to rounding.
+        let whole = single(&p, &params(objective));
+        assert_eq!(one.trees.len(), whole.trees.len(), "{objective:?}");
+    }
+}
+
+#[test]
+fn empty_shards_change_nothing() {
+    let p = problem(400, 6, ObjectiveKind::SquaredError, 8);
+    let params = params(ObjectiveKind::SquaredError);
+    let (a, _) = sharded(&p, &params, &[0, 150, 150, p.n, p.n]);
+    let (b, _) = sharded(&p, &params, &[150, p.n]);
+    assert_eq!(a.to_json(), b.to_json());
+}
+
+#[test]
+fn round_trips_per_tree_follow_the_splits() {
+    let p = problem(800, 10, ObjectiveKind::SquaredError, 2);
+    let params = BoosterParams {
+        max_leaves: 31,
+        min_samples_leaf: 2,
+        ..params(ObjectiveKind::SquaredError)
+    };
+    let (model, traffic) = sharded(&p, &params, &[300, p.n]);
+    let leaves: usize = model.trees.iter().map(|t| t.n_leaves()).sum();
+    // A root request, one per split but the last of each tree, one loss
+    // per round.
+    let expected = model.trees.len() + (leaves - 2 * model.trees.len()) + model.trees.len();
+    assert_eq!(traffic.boosting.round_trips, expected);
+    assert_eq!(traffic.trees, model.trees.len());
+}
