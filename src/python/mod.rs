@@ -5,6 +5,7 @@
 //! Ctrl-C stops a fit between two trees, and turns a Rust panic into a Python
 //! `RuntimeError` instead of aborting the interpreter.
 
+mod distributed;
 mod forest;
 mod logistic;
 mod matrix;
@@ -513,6 +514,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     multitask::register(m)?;
     forest::register(m)?;
     logistic::register(m)?;
+    distributed::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,401 @@
+"""Training on a Dask cluster: the rows stay on the workers that hold them.
+
+``DaskSparseBoostRegressor``, ``DaskSparseBoostClassifier`` and
+``DaskSparseBoostRanker`` take Dask arrays or DataFrames (chunked by rows)
+and the parameters of their single-machine estimators. ``fit`` persists the
+data, finds which worker holds each chunk (``Client.who_has``) and creates
+one actor per worker (``Client.submit(..., actor=True)``) over the chunks
+already there: a Rust shard that bins its rows and answers the client's
+requests with additive statistics. The boosting itself runs here, on the
+client, in the engine (see ``docs/distributed.md``): it pools the targets
+and a row sample for the cut points, then asks for root sums and node
+histograms, one round trip per split, and makes every decision once.
+
+A one-worker fit is the single-machine fit bit for bit. With several
+workers the sums are added in another order, so the model may differ from
+the single-machine one in the last bits of its values.
+
+Not distributed yet (an error says so): ``split_search="group_testing"``,
+``subsample < 1``, and early stopping without an ``eval_set`` (no rows are
+held out of the shards; the evaluation sets are scored on the client).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
+
+from . import _core, _training
+from ._matrix import engine_matrix
+from ._validation import check_labels_sortable
+from .estimators import SparseBoostClassifier, SparseBoostRegressor
+from .ranker import SparseBoostRanker
+
+__all__ = ["DaskSparseBoostClassifier", "DaskSparseBoostRanker", "DaskSparseBoostRegressor"]
+
+# How often a reply that has not come is checked on: is its worker alive?
+_POLL_SECONDS = 1.0
+
+
+class _ShardActor:
+    """The actor on one worker: its chunks of X, y (and weights, query
+    sizes) as one ``_core.Shard``."""
+
+    def __init__(self, x_parts, y_parts, w_parts, group, params):
+        if any(sp.issparse(p) for p in x_parts):
+            X = sp.vstack([sp.csc_matrix(p) for p in x_parts], format="csc")
+        elif x_parts:
+            X = np.concatenate([_float_array(p) for p in x_parts])
+        else:
+            X = np.empty((0, 0))
+        self._x = engine_matrix(X, "csc")
+        y = np.ascontiguousarray(np.concatenate(y_parts), dtype=np.float64)
+        w = None
+        if w_parts is not None:
+            w = np.ascontiguousarray(np.concatenate(w_parts), dtype=np.float64)
+        if group is not None:
+            group = np.array(group, dtype=np.uintp)  # owned and aligned, whatever unpickling gave
+        self._shard = _core.Shard(self._x, y, w, group, params)
+
+    def handle(self, request: bytes) -> bytes:
+        return self._shard.handle(request)
+
+
+def _float_array(part):
+    part = np.asarray(part)
+    if part.dtype not in (np.float32, np.float64):
+        try:
+            part = part.astype(np.float64)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"X must hold numbers: {e}") from None
+    return np.ascontiguousarray(part)
+
+
+def _as_dask_matrix(X):
+    """X as a 2-D Dask array with known chunk sizes and one chunk of
+    columns, and its column names (DataFrames) or None."""
+    import dask.array as da
+    import dask.dataframe as dd
+
+    names = None
+    if isinstance(X, dd.DataFrame):
+        names = np.asarray([str(c) for c in X.columns], dtype=object)
+        X = X.to_dask_array(lengths=True)
+    if not isinstance(X, da.Array):
+        raise TypeError(
+            f"X must be a dask array or dask DataFrame, got {type(X).__name__} "
+            "(use the single-machine estimator, or dask.array.from_array)"
+        )
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
+    if any(np.isnan(c) for c in X.chunks[0]):
+        X = X.compute_chunk_sizes()
+    return X.rechunk({1: -1}), names
+
+
+def _as_dask_vector(v, arg, row_chunks):
+    """A 1-D Dask array chunked as X's rows."""
+    import dask.array as da
+    import dask.dataframe as dd
+
+    if isinstance(v, (dd.Series, dd.DataFrame)):
+        v = v.to_dask_array(lengths=True)
+    elif not isinstance(v, da.Array):
+        v = da.from_array(np.asarray(v), chunks=-1)
+    if v.ndim == 2 and v.shape[1] == 1:
+        v = v[:, 0]
+    if v.ndim != 1:
+        raise ValueError(f"{arg} must be 1-D, got shape {v.shape}")
+    if any(np.isnan(c) for c in v.chunks[0]):
+        v = v.compute_chunk_sizes()
+    n = sum(row_chunks)
+    if v.shape[0] != n:
+        raise ValueError(f"{arg} has {v.shape[0]} values but X has {n} rows")
+    return v.rechunk((row_chunks,))
+
+
+def _query_chunks(row_chunks, group):
+    """Row chunks moved to end on query boundaries (a shard holds whole
+    queries), and the query sizes within each chunk."""
+    ends = np.cumsum(group)
+    n = int(ends[-1])
+    bounds = np.cumsum(row_chunks)[:-1]
+    moved = ends[np.searchsorted(ends, bounds, side="left")]
+    cuts = np.unique(np.concatenate([[0], moved, [n]]))
+    chunks = tuple(int(c) for c in np.diff(cuts))
+    sizes = [
+        group[np.searchsorted(ends, a, side="right") : np.searchsorted(ends, b, side="right")]
+        for a, b in zip(cuts[:-1], cuts[1:])
+    ]
+    return chunks, sizes
+
+
+def _chunk_futures(client, array):
+    """The futures of a persisted array's row chunks, in order."""
+    from distributed import futures_of
+
+    by_key = {f.key: f for f in futures_of(array)}
+    keys = array.__dask_keys__()
+    return [by_key[k[0] if isinstance(k, list) else k] for k in keys]
+
+
+class _DaskExchange:
+    """The engine's transport: request ``i`` to actor ``i``, waiting for
+    every reply while checking that the workers are alive."""
+
+    def __init__(self, client, actors, workers, timeout):
+        self.client, self.actors, self.workers, self.timeout = client, actors, workers, timeout
+
+    def __call__(self, requests):
+        pending = [actor.handle(r) for actor, r in zip(self.actors, requests)]
+        return [self._reply(i, f) for i, f in enumerate(pending)]
+
+    def _reply(self, i, future):
+        started = time.monotonic()
+        worker = self.workers[i]
+        while True:
+            try:
+                return future.result(timeout=_POLL_SECONDS)
+            except TimeoutError:
+                pass
+            except OSError as e:  # the actor's worker cannot be reached
+                raise _lost(worker, i) from e
+            if worker not in self.client.ncores():
+                raise _lost(worker, i)
+            if self.timeout is not None and time.monotonic() - started > self.timeout:
+                raise TimeoutError(
+                    f"shard {i} on {worker} did not answer within timeout={self.timeout} s"
+                )
+
+
+def _lost(worker, i):
+    return RuntimeError(
+        f"the Dask worker {worker} holding shard {i} was lost during the fit; the cluster "
+        "is still usable: fit again (Dask recomputes or reloads the lost worker's rows)"
+    )
+
+
+class _DaskFit:
+    """What the Dask estimators add to their single-machine classes."""
+
+    _local_class: type
+
+    def __init__(self, *, client=None, timeout=None, **params):
+        super().__init__(**params)
+        self.client = client
+        self.timeout = timeout
+
+    @classmethod
+    def _get_param_names(cls):
+        return sorted(set(cls._local_class._get_param_names()) | {"client", "timeout"})
+
+    def _dask_fit(self, X, y, sample_weight, group, eval_set, eval_sample_weight, eval_group):
+        from distributed import default_client, wait
+
+        _training.check_early_stopping(self)
+        client = self.client if self.client is not None else default_client()
+        X, names = _as_dask_matrix(X)
+        n, d = X.shape
+        row_chunks = X.chunks[0]
+        chunk_groups = None
+        if self._ranking:
+            group = _training.check_group(group, n)
+            row_chunks, chunk_groups = _query_chunks(row_chunks, group)
+            X = X.rechunk({0: row_chunks})
+        elif group is not None:
+            raise TypeError(f"{type(self).__name__}.fit does not take group (only rankers do)")
+        y = _as_dask_vector(y, "y", row_chunks)
+        w = None
+        if sample_weight is not None:
+            w = _as_dask_vector(sample_weight, "sample_weight", row_chunks).astype(np.float64)
+        y = self._encode_dask_target(y)
+        self.n_features_in_ = d
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        params = self._engine_params()
+        evals = _training.eval_sets(
+            self,
+            _computed(eval_set),
+            _computed(eval_sample_weight),
+            eval_group,
+            self._encode_eval_target,
+        )
+        if not evals and self.early_stopping_rounds is not None:
+            raise ValueError(
+                "early_stopping_rounds on Dask needs an eval_set: no rows are held out of "
+                "the shards"
+            )
+        parts = [X, y] if w is None else [X, y, w]
+        parts = client.persist(parts)
+        wait(parts)
+        chunks = [_chunk_futures(client, p) for p in parts]
+        holders = client.who_has(chunks[0])
+        owner = [sorted(holders[f.key])[0] for f in chunks[0]]
+        workers = list(dict.fromkeys(owner))
+        futures = []
+        for worker in workers:
+            ids = [i for i, o in enumerate(owner) if o == worker]
+            futures.append(
+                client.submit(
+                    _ShardActor,
+                    [chunks[0][i] for i in ids],
+                    [chunks[1][i] for i in ids],
+                    None if w is None else [chunks[2][i] for i in ids],
+                    None if chunk_groups is None else np.concatenate([chunk_groups[i] for i in ids]),
+                    params,
+                    workers=[worker],
+                    allow_other_workers=False,
+                    actor=True,
+                    pure=False,
+                )
+            )
+        try:
+            actors = [f.result(timeout=self.timeout) for f in futures]
+            set_names = [f"validation_{s}" for s in range(len(evals))]
+            callback = _training.round_callback(
+                self, set_names, _core.eval_metric_names(params)
+            )
+            exchange = _DaskExchange(client, actors, workers, self.timeout)
+            self._model, history, self.traffic_ = _core.fit_sharded(
+                params, exchange, len(actors), d, eval_sets=evals, callback=callback
+            )
+        finally:
+            client.cancel(futures)
+        _training.set_history(self, history, set_names)
+        self.mu_max_ = history["mu_max"]
+        self.n_workers_ = len(workers)
+        starts = np.concatenate([[0], np.cumsum(row_chunks)])
+        self.shard_rows_ = [
+            np.concatenate(
+                [np.arange(starts[i], starts[i + 1]) for i, o in enumerate(owner) if o == worker]
+            )
+            for worker in workers
+        ]
+        _training.warn_if_nothing_paid(self)
+        return self
+
+    def _encode_dask_target(self, y):
+        return y.astype(np.float64)
+
+    def to_local(self):
+        """The fitted model as the single-machine estimator (same parameters
+        and fitted attributes), to predict, save or pickle without Dask."""
+        check_is_fitted(self)
+        params = {k: v for k, v in self.get_params().items() if k not in ("client", "timeout")}
+        local = self._local_class(**params)
+        for name, value in vars(self).items():
+            if name == "_model" or (name.endswith("_") and not name.startswith("__")):
+                setattr(local, name, value)
+        return local
+
+    def _map_rows(self, X, method, shape_after):
+        """``method`` of the local estimator over every row chunk of a Dask
+        ``X`` (a NumPy or SciPy ``X`` is predicted here)."""
+        import dask.array as da
+        import dask.dataframe as dd
+
+        local = self.to_local()
+        if not isinstance(X, (da.Array, dd.DataFrame)):
+            return getattr(local, method)(X)
+        X, _ = _as_dask_matrix(X)
+        out = getattr(local, method)(np.zeros((1, X.shape[1]), dtype=X.dtype))
+        if shape_after:
+            chunks = (X.chunks[0], (out.shape[1],))
+            return X.map_blocks(getattr(local, method), dtype=out.dtype, chunks=chunks)
+        return X.map_blocks(getattr(local, method), dtype=out.dtype, drop_axis=1)
+
+    def predict(self, X):
+        """Predictions: a Dask array mapped over ``X``'s row chunks."""
+        return self._map_rows(X, "predict", False)
+
+
+def _computed(value):
+    """Dask collections inside ``value`` (lists, tuples) computed here."""
+    import dask
+
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return type(value)(_computed(v) for v in value)
+    if dask.is_dask_collection(value):
+        return np.asarray(value.compute())
+    return value
+
+
+class DaskSparseBoostRegressor(_DaskFit, SparseBoostRegressor):
+    """:class:`~sparseboost.SparseBoostRegressor` trained on a Dask cluster.
+
+    Parameters are the single-machine estimator's, plus ``client`` (a
+    ``distributed.Client``; the default client if None) and ``timeout``
+    (seconds a shard may take to answer one request; None for no limit; a
+    lost worker is detected within about a second either way). Fitted
+    attributes are the single-machine ones, plus ``traffic_`` (round trips
+    and bytes of the set-up and the boosting, trees, shards),
+    ``n_workers_`` and ``shard_rows_`` (the rows of X each worker's shard
+    held, in shard order: the fit's row order).
+    """
+
+    _local_class = SparseBoostRegressor
+
+    def fit(self, X, y, sample_weight=None, *, eval_set=None, eval_sample_weight=None):
+        """Fit on a Dask ``X`` (rows chunked) and ``y``; ``eval_set`` is
+        held and scored on the client."""
+        return self._dask_fit(X, y, sample_weight, None, eval_set, eval_sample_weight, None)
+
+
+class DaskSparseBoostClassifier(_DaskFit, SparseBoostClassifier):
+    """:class:`~sparseboost.SparseBoostClassifier` trained on a Dask cluster
+    (parameters and attributes as :class:`DaskSparseBoostRegressor`)."""
+
+    _local_class = SparseBoostClassifier
+
+    def fit(self, X, y, sample_weight=None, *, eval_set=None, eval_sample_weight=None):
+        """Fit on a Dask ``X`` (rows chunked) and class labels ``y``."""
+        return self._dask_fit(X, y, sample_weight, None, eval_set, eval_sample_weight, None)
+
+    def _encode_dask_target(self, y):
+        import dask.array as da
+
+        self.classes_, _ = check_labels_sortable(da.unique(y).compute(), "y")
+        if len(self.classes_) < 2:
+            raise ValueError(
+                "y must hold at least 2 classes, but the data contains only one class: "
+                f"{self.classes_[0]!r}"
+            )
+        classes = self.classes_
+        return y.map_blocks(
+            lambda b: np.searchsorted(classes, b).astype(np.float64), dtype=np.float64
+        )
+
+    def predict_proba(self, X):
+        """Class probabilities, mapped over ``X``'s row chunks."""
+        return self._map_rows(X, "predict_proba", True)
+
+
+class DaskSparseBoostRanker(_DaskFit, SparseBoostRanker):
+    """:class:`~sparseboost.SparseBoostRanker` trained on a Dask cluster.
+    Chunks are moved to end on query boundaries, so that every shard holds
+    whole queries (parameters and attributes as
+    :class:`DaskSparseBoostRegressor`)."""
+
+    _local_class = SparseBoostRanker
+
+    def fit(
+        self,
+        X,
+        y,
+        group=None,
+        sample_weight=None,
+        *,
+        eval_set=None,
+        eval_group=None,
+        eval_sample_weight=None,
+    ):
+        """Fit on a Dask ``X``, relevance labels ``y`` and ``group`` (the
+        query sizes, a NumPy array here on the client)."""
+        return self._dask_fit(X, y, sample_weight, group, eval_set, eval_sample_weight, eval_group)

@@ -1,0 +1,158 @@
+//! Distributed training from Python: `Shard` (the state a Dask actor
+//! holds on its worker) and `fit_sharded` (the client's fit, which reaches
+//! the shards through a Python callable; see `sparseboost.dask`).
+
+use super::matrix::PyMatrix;
+use super::{contiguous, run_interruptible, run_observed, training, PyModel};
+use crate::distributed::protocol::{decode, encode, Request};
+use crate::distributed::{fit_sharded as fit, Shard, Transport};
+use crate::error::SbError;
+use numpy::PyReadonlyArray1;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+/// Some rows of a training set, binned and boosted on request. `x` is a
+/// matrix as `engine_matrix(X, "csc")` makes it, kept (not copied) for
+/// the binning and sampling requests.
+#[pyclass(module = "sparseboost._core", name = "Shard")]
+struct PyShard {
+    x: Py<PyAny>,
+    shard: Shard,
+}
+
+#[pymethods]
+impl PyShard {
+    #[new]
+    #[pyo3(signature = (x, y, sample_weight, group, params))]
+    fn new(
+        x: Bound<'_, PyAny>,
+        y: PyReadonlyArray1<'_, f64>,
+        sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+        group: Option<PyReadonlyArray1<'_, usize>>,
+        params: &Bound<'_, PyDict>,
+    ) -> PyResult<Self> {
+        let params = super::params::from_dict(params)?;
+        let matrix: PyMatrix = x.extract()?;
+        let view = matrix.view("X")?;
+        let weights = match &sample_weight {
+            Some(w) => Some(contiguous("sample_weight", w)?.to_vec()),
+            None => None,
+        };
+        let group = match &group {
+            Some(g) => Some(contiguous("group", g)?.to_vec()),
+            None => None,
+        };
+        let y = contiguous("y", &y)?.to_vec();
+        let shard = Shard::new(params, view.n_rows, view.n_features, y, weights, group)
+            .map_err(super::to_pyerr)?;
+        Ok(PyShard {
+            x: x.unbind(),
+            shard,
+        })
+    }
+
+    /// Run one encoded request; the encoded reply. Releases the GIL.
+    fn handle<'py>(&mut self, py: Python<'py>, request: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        let request: Request = decode(request, "request").map_err(super::to_pyerr)?;
+        let matrix: PyMatrix = self.x.bind(py).extract()?;
+        let view = matrix.view("X")?;
+        let shard = &mut self.shard;
+        let reply = run_interruptible(py, |stop| {
+            shard.handle(&view, request, &|| stop.load(Ordering::Relaxed))
+        })?;
+        Ok(PyBytes::new(py, &encode(&reply)))
+    }
+}
+
+/// Shards reached through `exchange(list of request bytes) -> list of
+/// reply bytes` (one per shard, in order). A Python exception there ends
+/// the fit and is raised as it is.
+struct PyTransport {
+    exchange: Py<PyAny>,
+    n_shards: usize,
+    raised: Arc<Mutex<Option<PyErr>>>,
+}
+
+impl Transport for PyTransport {
+    fn n_shards(&self) -> usize {
+        self.n_shards
+    }
+
+    fn exchange(&mut self, requests: Vec<Vec<u8>>) -> crate::Result<Vec<Vec<u8>>> {
+        Python::attach(|py| {
+            let list: Vec<Bound<PyBytes>> = requests.iter().map(|r| PyBytes::new(py, r)).collect();
+            let replies = self.exchange.call1(py, (list,)).and_then(|out| {
+                out.bind(py)
+                    .try_iter()?
+                    .map(|r| Ok(r?.cast_into::<PyBytes>()?.as_bytes().to_vec()))
+                    .collect::<PyResult<Vec<Vec<u8>>>>()
+            });
+            replies.map_err(|e| {
+                let message = e.to_string();
+                *self.raised.lock().expect("not poisoned") = Some(e);
+                SbError::InvalidInput(format!("the transport to the shards failed: {message}"))
+            })
+        })
+    }
+}
+
+/// Fit on `n_shards` shards reached through `exchange` (see
+/// [`PyTransport`]), with `params` and evaluation sets of `n_features`
+/// columns held here. Returns `(model, history, traffic)`; releases the
+/// GIL between exchanges, and Ctrl-C stops the fit.
+#[pyfunction]
+#[pyo3(signature = (params, exchange, n_shards, n_features, eval_sets=Vec::new(), callback=None))]
+fn fit_sharded<'py>(
+    py: Python<'py>,
+    params: &Bound<'py, PyDict>,
+    exchange: Bound<'py, PyAny>,
+    n_shards: usize,
+    n_features: usize,
+    eval_sets: Vec<training::PyEvalSet<'py>>,
+    callback: Option<Bound<'py, PyAny>>,
+) -> PyResult<(PyModel, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let params = super::params::from_dict(params)?;
+    let evals = training::eval_sets(&eval_sets, n_features)?;
+    let raised = Arc::new(Mutex::new(None));
+    let mut transport = PyTransport {
+        exchange: exchange.unbind(),
+        n_shards,
+        raised: raised.clone(),
+    };
+    let result = run_observed(
+        py,
+        |stop, observer| {
+            fit(
+                &params,
+                &mut transport,
+                &evals,
+                &|| stop.load(Ordering::Relaxed),
+                observer,
+            )
+        },
+        callback.as_ref(),
+    );
+    if let Some(e) = raised.lock().expect("not poisoned").take() {
+        return Err(e);
+    }
+    let (model, history, traffic) = result?;
+    let counts = PyDict::new(py);
+    for (phase, c) in [("setup", traffic.setup), ("boosting", traffic.boosting)] {
+        let d = PyDict::new(py);
+        d.set_item("round_trips", c.round_trips)?;
+        d.set_item("bytes_sent", c.bytes_sent)?;
+        d.set_item("bytes_received", c.bytes_received)?;
+        counts.set_item(phase, d)?;
+    }
+    counts.set_item("trees", traffic.trees)?;
+    counts.set_item("shards", traffic.shards)?;
+    Ok((PyModel::wrap(model), training::history(py, &history)?, counts))
+}
+
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyShard>()?;
+    m.add_function(wrap_pyfunction!(fit_sharded, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,236 @@
+"""Training on a real Dask cluster (a ``LocalCluster`` of 2 worker
+processes): the Dask fit equals the engine's in-process transport over the
+same shards bit for bit, one shard equals the single-machine estimator,
+empty and imbalanced shards work, and a killed worker gives an error, not a
+hang. Every test has a timeout."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+
+import dask  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+
+from sparseboost import (  # noqa: E402
+    SparseBoostClassifier,
+    SparseBoostRanker,
+    SparseBoostRegressor,
+    _core,
+)
+from sparseboost._matrix import engine_matrix  # noqa: E402
+from sparseboost.dask import (  # noqa: E402
+    DaskSparseBoostClassifier,
+    DaskSparseBoostRanker,
+    DaskSparseBoostRegressor,
+)
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def _cluster(n_workers=2):
+    return LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=40,
+    )
+
+
+@pytest.fixture(scope="module")
+def client():
+    with _cluster() as cluster, Client(cluster) as client:
+        yield client
+
+
+def _problem(kind, n=1200, d=8, seed=0):
+    """y depends on features 1 and 4; ranking queries of 4 to 11 rows."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    X[rng.random((n, d)) < 0.05] = np.nan
+    s = 3 * np.nan_to_num(X[:, 1], nan=0.5) - 2 * np.nan_to_num(X[:, 4], nan=0.5)
+    group = None
+    if kind == "regression":
+        y = s + 0.1 * rng.random(n)
+    elif kind == "binary":
+        y = np.where(s + 0.3 * rng.random(n) > 0.5, "yes", "no")
+    elif kind == "multiclass":
+        y = np.digitize(s, [-0.5, 0.5]).astype(int)
+    else:
+        y = np.clip(np.floor(s + 2), 0, 4)
+        sizes = []
+        while sum(sizes) < n:
+            sizes.append(min(4 + len(sizes) % 8, n - sum(sizes)))
+        group = np.asarray(sizes)
+    return X, y, group
+
+
+_ESTIMATORS = {
+    "regression": (DaskSparseBoostRegressor, SparseBoostRegressor),
+    "binary": (DaskSparseBoostClassifier, SparseBoostClassifier),
+    "multiclass": (DaskSparseBoostClassifier, SparseBoostClassifier),
+    "ranking": (DaskSparseBoostRanker, SparseBoostRanker),
+}
+_PARAMS = dict(n_estimators=8, max_leaves=7, min_samples_leaf=5, random_state=3, mu=0.002)
+
+
+def _fit(estimator, X, y, group, **kw):
+    if group is not None:
+        return estimator.fit(X, y, group=group, **kw)
+    return estimator.fit(X, y, **kw)
+
+
+def _in_process(estimator, X, y, group, weight=None):
+    """The engine's in-process transport over the shards the Dask fit used
+    (``shard_rows_``), with its parameters: the oracle."""
+    params = estimator._engine_params(draw_seed=False)
+    if hasattr(estimator, "classes_"):
+        y = np.searchsorted(estimator.classes_, y)
+    ends = None if group is None else np.cumsum(group)
+    shards = []
+    for rows in estimator.shard_rows_:
+        sizes = None
+        if group is not None:
+            # Shards hold whole queries: their sizes are the runs of query ids.
+            _, sizes = np.unique(np.searchsorted(ends, rows, side="right"), return_counts=True)
+            sizes = sizes.astype(np.uintp)
+        w = None if weight is None else np.ascontiguousarray(weight[rows])
+        shards.append(
+            _core.Shard(
+                engine_matrix(np.ascontiguousarray(X[rows]), "csc"),
+                np.ascontiguousarray(y[rows], dtype=np.float64),
+                w,
+                sizes,
+                params,
+            )
+        )
+
+    def exchange(requests):
+        return [s.handle(r) for s, r in zip(shards, requests)]
+
+    model, _, traffic = _core.fit_sharded(params, exchange, len(shards), X.shape[1])
+    return model, traffic
+
+
+@pytest.mark.parametrize("kind", list(_ESTIMATORS))
+def test_dask_fit_equals_the_in_process_transport_over_the_same_shards(client, kind):
+    X, y, group = _problem(kind)
+    dX = da.from_array(X, chunks=(250, X.shape[1]))
+    dy = da.from_array(y, chunks=250)
+    dask_cls, local_cls = _ESTIMATORS[kind]
+    est = _fit(dask_cls(client=client, **_PARAMS), dX, dy, group)
+    assert est.n_workers_ == 2, "the chunks should sit on both workers"
+    model, traffic = _in_process(est, X, y, group)
+    assert est._model.to_json() == model.to_json()
+    assert est.traffic_ == traffic
+    assert {1, 4} <= set(est.selected_features_)
+    # Predictions mapped over the chunks are the local estimator's.
+    local = est.to_local()
+    assert type(local) is local_cls
+    np.testing.assert_array_equal(est.predict(dX).compute(), local.predict(X))
+    if kind in ("binary", "multiclass"):
+        np.testing.assert_array_equal(est.predict_proba(dX).compute(), local.predict_proba(X))
+
+
+@pytest.mark.parametrize("kind", list(_ESTIMATORS))
+def test_one_shard_is_the_single_machine_estimator(client, kind):
+    X, y, group = _problem(kind, n=600, seed=1)
+    dX = da.from_array(X, chunks=-1)
+    dask_cls, local_cls = _ESTIMATORS[kind]
+    est = _fit(dask_cls(client=client, **_PARAMS), dX, da.from_array(y, chunks=-1), group)
+    assert est.n_workers_ == 1
+    local = _fit(local_cls(**_PARAMS), X, y, group)
+    assert est._model.to_json() == local._model.to_json()
+    restored = pickle.loads(pickle.dumps(est.to_local()))
+    np.testing.assert_array_equal(restored.predict(X), local.predict(X))
+
+
+def _placed(client, blocks, workers):
+    """A Dask array whose i-th row chunk is ``blocks[i]``, held by
+    ``workers[i]``."""
+    parts = []
+    for block, worker in zip(blocks, workers):
+        future = client.scatter(block, workers=[worker])
+        parts.append(da.from_delayed(dask.delayed(future), block.shape, dtype=block.dtype))
+    return da.concatenate(parts)
+
+
+def test_empty_and_imbalanced_shards(client):
+    X, y, _ = _problem("regression", n=1000, seed=2)
+    w = np.random.default_rng(0).random(len(y)) + 0.5
+    a, b = sorted(client.ncores())
+    for bounds, owners in [((0, 1000), (b, a)), ((100, 900), (a, b)), ((1000, 0), (a, b))]:
+        cut = np.cumsum(bounds)[:-1]
+        split = lambda v: np.split(v, cut)  # noqa: E731
+        dX = _placed(client, split(X), owners)
+        dy, dw = _placed(client, split(y), owners), _placed(client, split(w), owners)
+        est = DaskSparseBoostRegressor(client=client, **_PARAMS).fit(dX, dy, sample_weight=dw)
+        assert [len(r) for r in est.shard_rows_] == [b for b in bounds if b or est.n_workers_ == 2]
+        model, _ = _in_process(est, X, y, None, weight=w)
+        assert est._model.to_json() == model.to_json()
+        assert {1, 4} <= set(est.selected_features_)
+
+
+def test_dataframes_keep_feature_names_and_eval_sets_stop_early(client):
+    pd = pytest.importorskip("pandas")
+    X, y, _ = _problem("regression", n=900, seed=4)
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    ddf = dd.from_pandas(frame, npartitions=3)
+    dy = dd.from_pandas(pd.Series(y), npartitions=3)
+    X_val, y_val, _ = _problem("regression", n=300, seed=5)
+    est = DaskSparseBoostRegressor(
+        client=client, n_estimators=200, early_stopping_rounds=3, random_state=0
+    ).fit(ddf, dy, eval_set=[(X_val, y_val)])
+    assert list(est.feature_names_in_) == list(frame.columns)
+    assert est.best_iteration_ is not None and est.n_trees_ < 200
+    assert {"c1", "c4"} <= set(est.selected_feature_names_)
+
+
+def test_unsupported_settings_and_bad_input_are_clear_errors(client):
+    X, y, _ = _problem("regression", n=300)
+    dX, dy = da.from_array(X, chunks=(100, X.shape[1])), da.from_array(y, chunks=100)
+    with pytest.raises(ValueError, match="subsample"):
+        DaskSparseBoostRegressor(client=client, subsample=0.5).fit(dX, dy)
+    with pytest.raises(ValueError, match="eval_set"):
+        DaskSparseBoostRegressor(client=client, early_stopping_rounds=2).fit(dX, dy)
+    with pytest.raises(TypeError, match="dask array"):
+        DaskSparseBoostRegressor(client=client).fit(X, y)
+    with pytest.raises(ValueError, match="y has 299 values"):
+        DaskSparseBoostRegressor(client=client).fit(dX, dy[:299])
+    bad = X.copy()
+    bad[7, 2] = np.inf
+    with pytest.raises(ValueError, match="inf"):
+        DaskSparseBoostRegressor(client=client).fit(da.from_array(bad, chunks=(100, 8)), dy)
+
+
+@pytest.mark.timeout(120)
+def test_a_killed_worker_is_an_error_within_60_seconds_and_the_cluster_stays_usable():
+    X, y, _ = _problem("regression", n=2000, seed=6)
+    with _cluster() as cluster, Client(cluster) as client:
+        dX = da.from_array(X, chunks=(500, X.shape[1]))
+        dy = da.from_array(y, chunks=500)
+        victim = sorted(client.ncores())[1]
+        pid = client.run(os.getpid, workers=[victim])[victim]
+
+        def kill(report):
+            if report.round == 1:
+                os.kill(pid, signal.SIGKILL)
+
+        est = DaskSparseBoostRegressor(client=client, n_estimators=500, callbacks=[kill])
+        started = time.monotonic()
+        with pytest.raises(RuntimeError, match="lost"):
+            est.fit(dX, dy)
+        assert time.monotonic() - started < 60
+        client.wait_for_workers(2, timeout=60)
+        again = DaskSparseBoostRegressor(client=client, n_estimators=5, random_state=0)
+        assert again.fit(dX, dy).n_trees_ == 5
