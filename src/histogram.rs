@@ -53,9 +53,14 @@ impl HistLayout {
     /// A layout with bins for `features` (ascending) only. GT-GBM's nodes
     /// scan a few features of d, so its size follows them, not d.
     pub fn for_features(data: &BinnedData, features: &[usize]) -> Self {
+        HistLayout::listed(&data.mappers, features)
+    }
+
+    /// [`HistLayout::for_features`] from the cut points alone.
+    pub fn listed(mappers: &[BinMapper], features: &[usize]) -> Self {
         HistLayout {
             features: Slots::Listed(features.to_vec()),
-            offsets: offsets(features.iter().map(|&f| data.mappers[f].n_bins())),
+            offsets: offsets(features.iter().map(|&f| mappers[f].n_bins())),
         }
     }
 

@@ -145,22 +145,27 @@ const OBJECTIVES: [ObjectiveKind; 4] = [
 #[test]
 fn one_shard_is_the_single_machine_fit_bit_for_bit() {
     for objective in OBJECTIVES {
-        let p = problem(600, 9, objective, 3);
-        for penalty in [PenaltyKind::None, PenaltyKind::Gbfs] {
-            let params = BoosterParams {
-                penalty,
-                mu: if penalty == PenaltyKind::None { 0.0 } else { 0.05 },
-                colsample_bytree: FeatureCount::Fraction(0.8),
-                bin_sample_rows: 400,
-                ..params(objective)
-            };
-            let (model, traffic) = sharded(&p, &params, &[p.n]);
-            assert_eq!(
-                model.to_json(),
-                single(&p, &params).to_json(),
-                "{objective:?} {penalty:?}"
-            );
-            assert!(traffic.trees > 0);
+        let p = problem(600, 40, objective, 3);
+        for search in [SplitSearch::Exhaustive, SplitSearch::GroupTesting] {
+            for penalty in [PenaltyKind::None, PenaltyKind::Gbfs] {
+                let params = BoosterParams {
+                    penalty,
+                    mu: if penalty == PenaltyKind::None { 0.0 } else { 0.05 },
+                    colsample_bytree: FeatureCount::Fraction(0.8),
+                    bin_sample_rows: 400,
+                    split_search: search,
+                    gt_n_features: 3,
+                    // Nodes of more rows test a sample of them.
+                    gt_max_rows: Some(150),
+                    ..params(objective)
+                };
+                let (model, traffic) = sharded(&p, &params, &[p.n]);
+                let whole = single(&p, &params);
+                let what = format!("{objective:?} {search:?} {penalty:?}");
+                assert_eq!(model.to_json(), whole.to_json(), "{what}");
+                assert!(traffic.trees > 0, "{what}");
+                assert_eq!(model.gt_n_subsets.is_some(), search == SplitSearch::GroupTesting);
+            }
         }
     }
 }
@@ -183,16 +188,24 @@ fn several_shards_find_the_planted_features_and_do_not_depend_on_threads() {
             }
             None => vec![70, 350, p.n],
         };
-        let one = sharded(&p, &params(objective), &bounds).0;
-        let other = BoosterParams {
-            n_threads: 1,
-            ..params(objective)
-        };
-        assert_eq!(one.to_json(), sharded(&p, &other, &bounds).0.to_json());
-        let used = &one.selected_features;
-        for f in [0, 3] {
-            assert!(used.contains(&f), "{objective:?}: {used:?}");
+        for search in [SplitSearch::Exhaustive, SplitSearch::GroupTesting] {
+            let params = BoosterParams {
+                split_search: search,
+                gt_n_features: 3,
+                ..params(objective)
+            };
+            let one = sharded(&p, &params, &bounds).0;
+            let other = BoosterParams {
+                n_threads: 1,
+                ..params.clone()
+            };
+            assert_eq!(one.to_json(), sharded(&p, &other, &bounds).0.to_json());
+            let used = &one.selected_features;
+            for f in [0, 3] {
+                assert!(used.contains(&f), "{objective:?} {search:?}: {used:?}");
+            }
         }
+        let one = sharded(&p, &params(objective), &bounds).0;
         // The sums are added in another order, not to other values: the
         // model is the single-machine one up to rounding.
         let whole = single(&p, &params(objective));

@@ -122,13 +122,15 @@ def _in_process(estimator, X, y, group, weight=None):
     return model, traffic
 
 
+@pytest.mark.parametrize("search", ["exhaustive", "group_testing"])
 @pytest.mark.parametrize("kind", list(_ESTIMATORS))
-def test_dask_fit_equals_the_in_process_transport_over_the_same_shards(client, kind):
-    X, y, group = _problem(kind)
+def test_dask_fit_equals_the_in_process_transport_over_the_same_shards(client, kind, search):
+    X, y, group = _problem(kind, d=30)
     dX = da.from_array(X, chunks=(250, X.shape[1]))
     dy = da.from_array(y, chunks=250)
     dask_cls, local_cls = _ESTIMATORS[kind]
-    est = _fit(dask_cls(client=client, **_PARAMS), dX, dy, group)
+    params = dict(_PARAMS, split_search=search, gt_n_features=3, gt_max_rows=300)
+    est = _fit(dask_cls(client=client, **params), dX, dy, group)
     assert est.n_workers_ == 2, "the chunks should sit on both workers"
     model, traffic = _in_process(est, X, y, group)
     assert est._model.to_json() == model.to_json()
@@ -142,14 +144,16 @@ def test_dask_fit_equals_the_in_process_transport_over_the_same_shards(client, k
         np.testing.assert_array_equal(est.predict_proba(dX).compute(), local.predict_proba(X))
 
 
+@pytest.mark.parametrize("search", ["exhaustive", "group_testing"])
 @pytest.mark.parametrize("kind", list(_ESTIMATORS))
-def test_one_shard_is_the_single_machine_estimator(client, kind):
-    X, y, group = _problem(kind, n=600, seed=1)
+def test_one_shard_is_the_single_machine_estimator(client, kind, search):
+    X, y, group = _problem(kind, n=600, d=30, seed=1)
     dX = da.from_array(X, chunks=-1)
     dask_cls, local_cls = _ESTIMATORS[kind]
-    est = _fit(dask_cls(client=client, **_PARAMS), dX, da.from_array(y, chunks=-1), group)
+    params = dict(_PARAMS, split_search=search, gt_n_features=3, gt_max_rows=200)
+    est = _fit(dask_cls(client=client, **params), dX, da.from_array(y, chunks=-1), group)
     assert est.n_workers_ == 1
-    local = _fit(local_cls(**_PARAMS), X, y, group)
+    local = _fit(local_cls(**params), X, y, group)
     assert est._model.to_json() == local._model.to_json()
     restored = pickle.loads(pickle.dumps(est.to_local()))
     np.testing.assert_array_equal(restored.predict(X), local.predict(X))

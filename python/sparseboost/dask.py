@@ -15,9 +15,15 @@ A one-worker fit is the single-machine fit bit for bit. With several
 workers the sums are added in another order, so the model may differ from
 the single-machine one in the last bits of its values.
 
-Not distributed yet (an error says so): ``split_search="group_testing"``,
-``subsample < 1``, and early stopping without an ``eval_set`` (no rows are
-held out of the shards; the evaluation sets are scored on the client).
+GT-GBM (``split_search="group_testing"``) runs its group tests on the
+shards, every subset's binary search advancing several halvings per round
+trip, so a node's messages hold a few hundred pseudo-feature bins per
+subset and the exact histograms of Ω and the candidates only, not d × 255
+bins. ``split_search="auto"`` searches exhaustively on Dask.
+
+Not distributed yet (an error says so): ``subsample < 1``, and early
+stopping without an ``eval_set`` (no rows are held out of the shards; the
+evaluation sets are scored on the client).
 """
 
 from __future__ import annotations

@@ -10,18 +10,17 @@
 //! exhaustive search, through the same split finder, penalty view and
 //! leaf choice ([`crate::grower::best_scored`] and its neighbours).
 
-use super::protocol::{decode, encode, Op, Output, Reply};
+use super::channel::{outputs, protocol_error, Channel, Traffic};
+use super::group_search::ClientTests;
+use super::grower::ShardedGrower;
+use super::protocol::{Op, Output};
 use super::transport::Transport;
 use crate::binning::{bin_features, BinMapper};
 use crate::booster::check_eval_set;
 use crate::data::{query_ranges, validate_targets, TrainingData, MAX_FEATURES, MAX_ROWS};
 use crate::error::{Result, SbError};
 use crate::feature_sampling::{draw, DynamicWeights, Fading, FeatureSampling};
-use crate::grower::{
-    best_after_freed, best_of, best_scored, may_split, record_split, scale_from_sums, GrownTree,
-    Scored,
-};
-use crate::histogram::{subtract_feature, HistBin, HistLayout, Histogram};
+use crate::grower::GrownTree;
 use crate::interrupt::{self, ShouldStop};
 use crate::matrix::FeatureMatrix;
 use crate::metrics::Metric;
@@ -30,126 +29,24 @@ use crate::model_builder::ModelBuilder;
 use crate::mu_max;
 use crate::objective::{objective_for, Targets};
 use crate::params::{BoosterParams, SplitSearch};
-use crate::penalty::Changed;
 use crate::rng::Rng;
 use crate::sampling::job_rng;
-use crate::selection::{Selection, TreeSelection};
-use crate::split::{split_candidates, NodeStats, SplitCandidate, SplitConstraints};
+use crate::selection::Selection;
 use crate::threads;
 use crate::trainer::{
     metrics_for, record_evaluation, sampling_probabilities, EvalSet, EvalState, History, Job,
     Observer, RoundReport,
 };
-use crate::tree::{Node, Tree};
+use crate::tree::Tree;
 use crate::units::Units;
-use serde::Serialize;
 use std::time::Instant;
-
-/// Messages of one phase of a fit.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Counter {
-    /// Exchanges with all shards (one request each).
-    pub round_trips: usize,
-    /// Request bytes, summed over shards.
-    pub bytes_sent: usize,
-    /// Reply bytes, summed over shards.
-    pub bytes_received: usize,
-}
-
-/// What a distributed fit moved, counted by the client.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Traffic {
-    /// Pooling targets, the cut-point sample and bin counts; set-up.
-    pub setup: Counter,
-    /// The boosting rounds.
-    pub boosting: Counter,
-    /// Trees grown (including those early stopping drops).
-    pub trees: usize,
-    /// Shards.
-    pub shards: usize,
-}
-
-/// The client's side of the transport: counts every exchange, and holds
-/// operations that need no reply until the next request carries them.
-struct Channel<'t> {
-    transport: &'t mut dyn Transport,
-    traffic: Traffic,
-    boosting: bool,
-    pending: Vec<Op>,
-}
-
-impl Channel<'_> {
-    /// Run `requests[i]` (after the pending operations) on shard `i`.
-    fn each(&mut self, requests: Vec<Vec<Op>>) -> Result<Vec<Reply>> {
-        let pending = std::mem::take(&mut self.pending);
-        let bytes: Vec<Vec<u8>> = requests
-            .into_iter()
-            .map(|ops| encode(&pending.iter().cloned().chain(ops).collect::<Vec<_>>()))
-            .collect();
-        let counter = if self.boosting {
-            &mut self.traffic.boosting
-        } else {
-            &mut self.traffic.setup
-        };
-        counter.round_trips += 1;
-        counter.bytes_sent += bytes.iter().map(Vec::len).sum::<usize>();
-        let replies = self.transport.exchange(bytes)?;
-        if replies.len() != self.traffic.shards {
-            return Err(protocol_error("a reply per shard"));
-        }
-        counter.bytes_received += replies.iter().map(Vec::len).sum::<usize>();
-        replies.iter().map(|r| decode(r, "reply")).collect()
-    }
-
-    /// Run `ops` on every shard.
-    fn all(&mut self, ops: Vec<Op>) -> Result<Vec<Reply>> {
-        self.each(vec![ops; self.traffic.shards])
-    }
-}
-
-fn protocol_error(what: &str) -> SbError {
-    SbError::InvalidInput(format!("a shard's reply does not hold {what}"))
-}
-
-/// Output `i` of every shard's reply, unpacked by `take`.
-fn outputs<T>(
-    replies: &[Reply],
-    i: usize,
-    what: &str,
-    take: impl Fn(&Output) -> Option<T>,
-) -> Result<Vec<T>> {
-    replies
-        .iter()
-        .map(|r| r.get(i).and_then(&take).ok_or_else(|| protocol_error(what)))
-        .collect()
-}
-
-/// The sum of the shards' histograms (output `i`), added in shard order.
-fn summed_histogram(replies: &[Reply], i: usize, len: usize) -> Result<Histogram> {
-    let parts = outputs(replies, i, "a histogram", |o| match o {
-        Output::Histogram(bins) if bins.len() == len => Some(bins.clone()),
-        _ => None,
-    })?;
-    let mut parts = parts.into_iter();
-    let mut bins = parts.next().ok_or_else(|| protocol_error("a shard"))?;
-    for part in parts {
-        for (b, p) in bins.iter_mut().zip(part) {
-            *b = HistBin {
-                g: b.g + p.g,
-                h: b.h + p.h,
-                n: b.n + p.n,
-            };
-        }
-    }
-    Ok(Histogram { bins })
-}
 
 /// Fit one model on the shards behind `transport` (each holding some rows;
 /// shard order is row order). `evals` are held by the client. Returns the
 /// model, its evaluation history and what moved.
 ///
-/// Group testing and row subsampling are not distributed yet: asking for
-/// them is an error. `split_search="auto"` searches exhaustively.
+/// Row subsampling is not distributed yet: asking for it is an error.
+/// `split_search="auto"` searches exhaustively.
 pub fn fit_sharded(
     params: &BoosterParams,
     transport: &mut dyn Transport,
@@ -158,13 +55,6 @@ pub fn fit_sharded(
     observer: &mut Observer,
 ) -> Result<(Model, History, Traffic)> {
     params.validate()?;
-    if params.split_search == SplitSearch::GroupTesting {
-        return Err(SbError::InvalidParameter(
-            "split_search='group_testing' is not supported by distributed training yet; use \
-             'exhaustive'"
-                .into(),
-        ));
-    }
     if params.subsample < 1.0 {
         return Err(SbError::InvalidParameter(format!(
             "subsample={:?}: row subsampling is not supported by distributed training yet",
@@ -395,12 +285,25 @@ fn run(
         let m = params.colsample_bytree.of(d);
         DynamicWeights::new(Fading::Boosting, params.reweight_rate, m, d)
     });
-    let forest = Forest {
+    let mut tests = None;
+    let mut group_testing = None;
+    if params.split_search == SplitSearch::GroupTesting {
+        let t = ClientTests::new(params, &splittable, n)?;
+        let replies = channel.all(vec![t.request()])?;
+        let bytes = outputs(&replies, 0, "its cache size", |o| match o {
+            Output::CacheBytes(b) => Some(*b as usize),
+            _ => None,
+        })?;
+        group_testing = Some((t.n_subsets(), bytes.iter().sum()));
+        tests = Some(t);
+    }
+    let mut grower = ShardedGrower {
         params: &internal,
         mappers: &mappers,
         min_split_rows: (internal.min_split_fraction * n as f64).ceil() as usize,
         n_rows: n,
         should_stop,
+        tests,
     };
     let k = objective.n_outputs();
     let jobs: Vec<Job> = (0..k).map(|o| Job::of_model(0, o, 0)).collect();
@@ -423,7 +326,7 @@ fn run(
             let mut m = 0.0_f64;
             for j in 0..k {
                 let f = features(j, &selection);
-                let (scale, candidates, _) = forest.root(channel, j, &f)?;
+                let (scale, candidates) = grower.root_candidates(channel, j, &f)?;
                 m = m.max(mu_max::of_root(&selection, internal.min_gain, scale, &candidates));
             }
             if params.mu_relative {
@@ -435,7 +338,7 @@ fn run(
         for (j, job) in jobs.iter().enumerate() {
             interrupt::check(should_stop)?;
             let f = features(j, &selection);
-            let (mut tree, root_scale) = forest.grow(channel, j, &f, &mut selection.view(0))?;
+            let (mut tree, root_scale) = grower.grow(channel, j, &f, &mut selection.view(0))?;
             if tree.nodes.len() == 1 {
                 continue;
             }
@@ -489,7 +392,7 @@ fn run(
             model.truncate(trees_after[best]);
         }
     }
-    let mut model = model.finish(None, &units)?;
+    let mut model = model.finish(group_testing, &units)?;
     let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
     model.feature_weights = sampling_probabilities(weights, d);
     Ok((model, history, channel.traffic))
@@ -508,209 +411,3 @@ fn pooled_loss(losses: &[(f64, f64)]) -> f64 {
     }
 }
 
-/// What every tree of the fit shares.
-struct Forest<'a> {
-    /// The fit's parameters in its units.
-    params: &'a BoosterParams,
-    mappers: &'a [BinMapper],
-    min_split_rows: usize,
-    n_rows: usize,
-    should_stop: &'a ShouldStop<'a>,
-}
-
-/// A leaf that may still be split (see the single-machine grower's).
-struct Leaf {
-    node: usize,
-    depth: usize,
-    stats: NodeStats,
-    hist: Option<Histogram>,
-    candidates: Vec<SplitCandidate>,
-    best: Option<Scored>,
-}
-
-impl Forest<'_> {
-    fn constraints(&self) -> SplitConstraints {
-        SplitConstraints {
-            min_samples_leaf: self.params.min_samples_leaf.min(u32::MAX as usize) as u32,
-            min_child_weight: self.params.min_child_weight,
-            l2: self.params.l2_regularization,
-        }
-    }
-
-    /// Start a tree on output `output`: its root's sums, scale and (if it
-    /// can split) candidates over `features`, and its histogram.
-    fn root(
-        &self,
-        channel: &mut Channel,
-        output: usize,
-        features: &[usize],
-    ) -> Result<(f64, Vec<SplitCandidate>, Leaf)> {
-        let splits = may_split(self.params, self.min_split_rows, self.n_rows, 0);
-        let mut ops = vec![Op::Root {
-            output: output as u32,
-        }];
-        let layout = self.layout(features);
-        if splits {
-            ops.push(Op::Histogram {
-                node: 0,
-                features: features.iter().map(|&f| f as u32).collect(),
-            });
-        }
-        let replies = channel.all(ops)?;
-        let sums = outputs(&replies, 0, "root sums", |o| match o {
-            Output::Root { g, h, n, scale } => Some((NodeStats { g: *g, h: *h, n: *n }, *scale)),
-            _ => None,
-        })?;
-        let mut stats = sums[0].0;
-        let mut per_row = sums[0].1;
-        for (s, scale) in &sums[1..] {
-            stats = NodeStats {
-                g: stats.g + s.g,
-                h: stats.h + s.h,
-                n: stats.n + s.n,
-            };
-            per_row += scale;
-        }
-        if stats.n as usize != self.n_rows {
-            return Err(protocol_error("every row at the root"));
-        }
-        let mut root = Leaf {
-            node: 0,
-            depth: 0,
-            stats,
-            hist: None,
-            candidates: Vec::new(),
-            best: None,
-        };
-        let mut candidates = Vec::new();
-        if splits {
-            let hist = summed_histogram(&replies, 1, layout.total_bins())?;
-            candidates = split_candidates(&hist, &layout, features, stats, &self.constraints());
-            root.hist = Some(hist);
-        }
-        Ok((scale_from_sums(per_row, stats), candidates, root))
-    }
-
-    /// Histograms of features `features` only.
-    fn layout(&self, features: &[usize]) -> HistLayout {
-        let mut of_tree = vec![false; self.mappers.len()];
-        features.iter().for_each(|&f| of_tree[f] = true);
-        HistLayout::for_mappers(self.mappers, &of_tree)
-    }
-
-    /// Give `leaf` its candidates (and the histogram they came from) and
-    /// choose its best split; a leaf without a promising one drops both.
-    fn attach(&self, leaf: &mut Leaf, hist: Histogram, candidates: Vec<SplitCandidate>, selection: &TreeSelection) {
-        leaf.candidates = candidates;
-        leaf.hist = Some(hist);
-        self.rescore(leaf, selection);
-    }
-
-    fn rescore(&self, leaf: &mut Leaf, selection: &TreeSelection) {
-        let min_gain = self.params.min_gain;
-        leaf.best = best_scored(&leaf.candidates, selection, min_gain);
-        if !leaf.candidates.iter().any(|s| s.gain > min_gain) {
-            leaf.candidates = Vec::new();
-            leaf.hist = None;
-        }
-    }
-
-    /// Grow one tree on output `output` over `features`; the tree (in the
-    /// fit's units) and its root scale.
-    fn grow(
-        &self,
-        channel: &mut Channel,
-        output: usize,
-        features: &[usize],
-        selection: &mut TreeSelection,
-    ) -> Result<(Tree, f64)> {
-        let (params, c) = (self.params, self.constraints());
-        let layout = self.layout(features);
-        let (scale, candidates, mut root) = self.root(channel, output, features)?;
-        let value = root.stats.leaf_value(c.l2) * params.learning_rate;
-        let mut nodes = vec![Node::leaf(value, root.stats.n)];
-        selection.begin_tree(scale);
-        if let Some(hist) = root.hist.take() {
-            self.attach(&mut root, hist, candidates, selection);
-        }
-        let mut leaves = vec![root];
-        while leaves.len() < params.max_leaves {
-            interrupt::check(self.should_stop)?;
-            let Some(i) = best_of(leaves.iter().map(|l| l.best)) else {
-                break;
-            };
-            let split = leaves[i].best.take().expect("a best split").split;
-            leaves[i].candidates = Vec::new();
-            let mut parent_hist = leaves[i].hist.take().expect("a leaf with a split keeps its histogram");
-            let (node, depth) = (leaves[i].node, leaves[i].depth + 1);
-            let left = record_split(&mut nodes, node, &split, &self.mappers[split.feature], params);
-            channel.pending.push(Op::Split {
-                node: node as u32,
-                feature: split.feature as u32,
-                bin: split.bin,
-                default_left: split.default_left,
-                left: left as u32,
-            });
-            match selection.commit(split.feature) {
-                Changed::Nothing => {}
-                Changed::Freed(freed) => {
-                    for leaf in leaves.iter_mut() {
-                        leaf.best = best_after_freed(
-                            leaf.best,
-                            &leaf.candidates,
-                            &freed,
-                            selection,
-                            params.min_gain,
-                        );
-                    }
-                }
-                Changed::Everything => {
-                    for leaf in leaves.iter_mut() {
-                        self.rescore(leaf, selection);
-                    }
-                }
-            }
-            let child = |node, stats| Leaf {
-                node,
-                depth,
-                stats,
-                hist: None,
-                candidates: Vec::new(),
-                best: None,
-            };
-            let (mut l, mut r) = (child(left, split.left), child(left + 1, split.right));
-            let (small, large) = if l.stats.n <= r.stats.n {
-                (&mut l, &mut r)
-            } else {
-                (&mut r, &mut l)
-            };
-            let ok = |leaf: &Leaf| may_split(params, self.min_split_rows, leaf.stats.n as usize, depth);
-            let (small_ok, large_ok) = (ok(small), ok(large));
-            if leaves.len() + 1 < params.max_leaves && (small_ok || large_ok) {
-                let replies = channel.all(vec![Op::Histogram {
-                    node: small.node as u32,
-                    features: features.iter().map(|&f| f as u32).collect(),
-                }])?;
-                let small_hist = summed_histogram(&replies, 0, layout.total_bins())?;
-                let mut large_candidates = Vec::new();
-                if large_ok {
-                    for &f in features {
-                        let range = layout.range(f);
-                        subtract_feature(&mut parent_hist.bins[range.clone()], &small_hist.bins[range]);
-                    }
-                    large_candidates = split_candidates(&parent_hist, &layout, features, large.stats, &c);
-                }
-                let small_candidates = if small_ok {
-                    split_candidates(&small_hist, &layout, features, small.stats, &c)
-                } else {
-                    Vec::new()
-                };
-                self.attach(small, small_hist, small_candidates, selection);
-                self.attach(large, parent_hist, large_candidates, selection);
-            }
-            leaves[i] = l;
-            leaves.push(r);
-        }
-        Ok((Tree { output: 0, nodes }, scale))
-    }
-}

@@ -16,11 +16,16 @@
 //! differ in the last bits from the single-machine one, but not between
 //! transports over the same shards.
 
+mod channel;
 pub mod client;
+mod group_search;
+mod grower;
 pub mod protocol;
 pub mod shard;
+mod shard_tests;
 pub mod transport;
 
-pub use client::{fit_sharded, Traffic};
+pub use channel::{Counter, Traffic};
+pub use client::fit_sharded;
 pub use shard::Shard;
 pub use transport::{InProcess, Transport};

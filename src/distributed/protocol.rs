@@ -63,6 +63,30 @@ pub enum Op {
     AddLeaves { output: u32, leaves: Vec<(u32, f64)> },
     /// Reply [`Output::Loss`].
     Loss,
+    /// Build the group-testing cache of these subsets over the shard's
+    /// rows; reply [`Output::CacheBytes`].
+    GroupTests { subsets: Vec<Vec<u32>> },
+    /// Leave these features out of every pseudo-feature from now on.
+    Exclude { features: Vec<u32> },
+    /// Reply [`Output::Bounds`] for `node`'s tested rows (all of them, or
+    /// with `sample = (rows of the node, k)` about k/N of the shard's):
+    /// their sums and the smallest and largest value of the pseudo-feature
+    /// of each `(subset, lo, hi)` range.
+    Bounds {
+        node: u32,
+        sample: Option<(u64, u64)>,
+        ranges: Vec<(u32, u32, u32)>,
+    },
+    /// Reply [`Output::Histogram`]: the pseudo-feature histogram of each
+    /// range over the same rows as [`Op::Bounds`], binned from the pooled
+    /// `bounds` and tested-row count (ranges without bins send none).
+    PseudoHistograms {
+        node: u32,
+        sample: Option<(u64, u64)>,
+        ranges: Vec<(u32, u32, u32)>,
+        bounds: Vec<(u64, u64)>,
+        n_values: u64,
+    },
 }
 
 /// What an operation returns.
@@ -91,6 +115,16 @@ pub enum Output {
     /// Mean loss over the shard's rows (in the fit's units) and the mass it
     /// is a mean over (weights or rows; queries for ranking).
     Loss { mean: f64, mass: f64 },
+    /// Bytes of the shard's group-testing cache.
+    CacheBytes(u64),
+    /// Sums over the tested rows (Σg, Σh, rows) and each range's
+    /// `(min, max)` over them (`(u64::MAX, 0)` without rows).
+    Bounds {
+        g: f64,
+        h: f64,
+        n: u32,
+        bounds: Vec<(u64, u64)>,
+    },
 }
 
 /// A request: operations run in order.

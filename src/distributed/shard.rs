@@ -9,6 +9,7 @@
 //! is read only while binning and sampling.
 
 use super::protocol::{Op, Output, Reply, Request};
+use super::shard_tests::{tested_rows, ShardTests, TestRange};
 use crate::binning::{bin_features_given, BinnedData, Column};
 use crate::data::query_ranges;
 use crate::error::{Result, SbError};
@@ -55,6 +56,8 @@ struct Fitting {
     /// The hessian of the current output's rows, when all are equal.
     constant_hess: Option<f64>,
     buffers: NodeBuffers,
+    /// Group testing's cache, once asked for.
+    tests: Option<ShardTests>,
 }
 
 impl Shard {
@@ -160,6 +163,7 @@ impl Shard {
                     segments: Vec::new(),
                     constant_hess: None,
                     buffers: NodeBuffers::default(),
+                    tests: None,
                 });
                 self.bin_counts(counts)?
             }
@@ -217,6 +221,31 @@ impl Shard {
                 self.fitting()?.add_leaves(output as usize, &leaves)?;
                 return Ok(None);
             }
+            Op::GroupTests { subsets } => {
+                let fit = self.fitting()?;
+                let tests = ShardTests::new(&fit.binned, subsets, should_stop)?;
+                let bytes = tests.bytes();
+                fit.tests = Some(tests);
+                Output::CacheBytes(bytes)
+            }
+            Op::Exclude { features } => {
+                self.fitting()?.tests_mut()?.exclude(&features);
+                return Ok(None);
+            }
+            Op::Bounds {
+                node,
+                sample,
+                ranges,
+            } => self.fitting()?.bounds(node as usize, sample, &ranges)?,
+            Op::PseudoHistograms {
+                node,
+                sample,
+                ranges,
+                bounds,
+                n_values,
+            } => self
+                .fitting()?
+                .pseudo_histograms(node as usize, sample, &ranges, &bounds, n_values)?,
             Op::Loss => {
                 let queries = self.queries.as_deref();
                 let fit = self.fitting.as_mut().ok_or_else(not_binned)?;
@@ -340,6 +369,58 @@ impl Fitting {
         Ok(Output::Histogram(hist.bins))
     }
 
+    fn tests_mut(&mut self) -> Result<&mut ShardTests> {
+        self.tests
+            .as_mut()
+            .ok_or_else(|| SbError::InvalidInput("the shard has no group tests".into()))
+    }
+
+    /// `node`'s tested rows (see [`tested_rows`]) and their gradients.
+    fn tested(&self, node: usize, sample: Option<(u64, u64)>) -> Result<(Vec<u32>, &[f64], &[f64])> {
+        let (begin, count) = self.segment(node)?;
+        let rows = tested_rows(&self.rows[begin..begin + count], sample);
+        let (grad, hess) = (self.grad.row(self.output), self.hess.row(self.output));
+        Ok((rows, grad.to_slice().unwrap(), hess.to_slice().unwrap()))
+    }
+
+    fn bounds(&mut self, node: usize, sample: Option<(u64, u64)>, ranges: &[TestRange]) -> Result<Output> {
+        let (rows, grad, hess) = self.tested(node, sample)?;
+        let tests = self.tests.as_ref().ok_or_else(no_tests)?;
+        let bounds = tests.bounds(&rows, ranges)?;
+        let stats = NodeStats::of_rows(&rows, grad, hess);
+        // A constant hessian is multiplied out, as the single-machine
+        // sample does.
+        let h = match self.constant_hess {
+            Some(h) => f64::from(stats.n) * h,
+            None => stats.h,
+        };
+        Ok(Output::Bounds {
+            g: stats.g,
+            h,
+            n: stats.n,
+            bounds,
+        })
+    }
+
+    fn pseudo_histograms(
+        &mut self,
+        node: usize,
+        sample: Option<(u64, u64)>,
+        ranges: &[TestRange],
+        bounds: &[(u64, u64)],
+        n_values: u64,
+    ) -> Result<Output> {
+        let (rows, _, _) = self.tested(node, sample)?;
+        let (grad, hess) = (self.grad.row(self.output), self.hess.row(self.output));
+        let (grad, hess) = (grad.to_slice().unwrap(), hess.to_slice().unwrap());
+        let tests = self.tests.as_ref().ok_or_else(no_tests)?;
+        let node = self
+            .buffers
+            .gather(&self.binned, &rows, grad, hess, self.constant_hess);
+        let hist = tests.histograms(&rows, node.grads, ranges, bounds, n_values)?;
+        Ok(Output::Histogram(hist))
+    }
+
     fn add_leaves(&mut self, output: usize, leaves: &[(u32, f64)]) -> Result<()> {
         if output >= self.scores.nrows() {
             return Err(SbError::InvalidInput(format!("no output {output}")));
@@ -353,6 +434,10 @@ impl Fitting {
         }
         Ok(())
     }
+}
+
+fn no_tests() -> SbError {
+    SbError::InvalidInput("the shard has no group tests".into())
 }
 
 fn not_binned() -> SbError {

@@ -232,11 +232,7 @@ impl PrefixCache {
     /// checkpoint near the middle while the range is longer than K, else at
     /// the middle.
     pub fn cut(&self, lo: usize, hi: usize) -> usize {
-        if hi - lo > CHECKPOINT {
-            lo + CHECKPOINT * ((hi - lo) / (2 * CHECKPOINT)).max(1)
-        } else {
-            lo + (hi - lo) / 2
-        }
+        cut(lo, hi)
     }
 
     /// Whether position `k` of a subset is a checkpoint.
@@ -278,9 +274,9 @@ impl PrefixCache {
 
     /// The pseudo-feature of positions `lo..hi` of subset `g` at each of
     /// `rows`, appended to `out`: from the cache when both ends are
-    /// checkpoints, else summed directly. The tests' reference: the search
-    /// itself gets each half from one new column ([`super::search`]).
-    #[cfg(test)]
+    /// checkpoints, else summed directly. A shard's test of any range of a
+    /// distributed search, and the tests' reference (the single-machine
+    /// search gets each half from one new column, [`super::search`]).
     pub fn range_sums<W: SumWord>(
         &self,
         g: usize,
@@ -329,7 +325,17 @@ impl PrefixCache {
     }
 }
 
-/// Fill each subset's block of `n_checkpoints · n` sums (checkpoint-major).
+/// Where the binary search cuts `lo..hi` (see [`PrefixCache::cut`]): it
+/// depends on the range alone, so a distributed fit's client plans its
+/// shards' tests without their caches.
+pub fn cut(lo: usize, hi: usize) -> usize {
+    if hi - lo > CHECKPOINT {
+        lo + CHECKPOINT * ((hi - lo) / (2 * CHECKPOINT)).max(1)
+    } else {
+        lo + (hi - lo) / 2
+    }
+}
+
 /// The levels of feature `f` (one in some subset) among `levels`.
 fn level_column<'a>(levels: &'a [u8], column_of: &[u32], n: usize, f: u32) -> &'a [u8] {
     let c = column_of[f as usize];
@@ -337,6 +343,7 @@ fn level_column<'a>(levels: &'a [u8], column_of: &[u32], n: usize, f: u32) -> &'
     &levels[c as usize * n..(c as usize + 1) * n]
 }
 
+/// Fill each subset's block of `n_checkpoints · n` sums (checkpoint-major).
 fn fill_sums<W: SumWord>(
     sums: &mut [W],
     subsets: &[Vec<u32>],

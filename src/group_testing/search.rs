@@ -41,21 +41,69 @@ pub fn pseudo_feature_gain<W: SumWord>(values: &[W], node: &GroupTestNode) -> f6
     let (min, max) = values
         .iter()
         .fold((W::MAX, W::default()), |(a, b), &z| (a.min(z), b.max(z)));
-    if values.is_empty() || min == max {
+    let Some(bins) = PseudoBins::new(min.widen(), max.widen(), values.len() as u64, W::SHIFT) else {
         return 0.0;
-    }
-    let n_bins = (values.len() as u32 / ROWS_PER_PSEUDO_BIN).clamp(8, MAX_PSEUDO_BINS);
-    // Fixed point instead of a division per row: bin = (z − min)·scale >> SHIFT,
-    // at most n_bins − 1 (in u128: 32-bit sums times the scale need 70 bits).
-    let range = u128::from(max.wrapping_sub(min).widen());
-    let scale = (u128::from(n_bins - 1) << W::SHIFT) / range;
-    let to_bin = |z: W| ((u128::from(z.wrapping_sub(min).widen()) * scale) >> W::SHIFT) as u8;
+    };
     // The last slot is the (empty) NaN bin the split finder expects.
     let mut hist = [HistBin::default(); MAX_PSEUDO_BINS as usize + 1];
-    let hist = &mut hist[..n_bins as usize + 1];
-    // Pseudo-feature sums spread over their bins: no interleaved copies.
-    fill_bins(hist, values.iter().map(|&z| to_bin(z)), node.grads, false);
-    best_split_of_feature(0, hist, node.stats, &node.constraints).map_or(0.0, |s| s.gain)
+    let hist = &mut hist[..bins.n_bins as usize + 1];
+    bins.fill(values, node.grads, hist);
+    pseudo_gain(hist, node.stats, &node.constraints)
+}
+
+/// How a pseudo-feature's values map onto its bins: linearly from their
+/// minimum to their maximum over the tested rows, into more bins for more
+/// rows. A distributed fit pools the minimum, maximum and row count over
+/// its shards, so that every shard bins alike.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PseudoBins {
+    min: u64,
+    /// Value bins (the histogram has one more, the empty NaN bin).
+    pub n_bins: u32,
+    scale: u128,
+    shift: u32,
+}
+
+impl PseudoBins {
+    /// The bins of values in `min..=max` over `n_values` rows, for sums
+    /// of `shift` bits; `None` when the values are constant or absent
+    /// (the pseudo-feature cannot split).
+    pub fn new(min: u64, max: u64, n_values: u64, shift: u32) -> Option<Self> {
+        if n_values == 0 || min >= max {
+            return None;
+        }
+        let n_bins = PseudoBins::len_for(n_values) as u32 - 1;
+        // Fixed point instead of a division per row: bin = (z − min)·scale >> shift,
+        // at most n_bins − 1 (in u128: 32-bit sums times the scale need 70 bits).
+        let scale = (u128::from(n_bins - 1) << shift) / u128::from(max - min);
+        Some(PseudoBins {
+            min,
+            n_bins,
+            scale,
+            shift,
+        })
+    }
+
+    /// Bins (and the NaN bin) for a node of `n_values` rows.
+    pub fn len_for(n_values: u64) -> usize {
+        (n_values.min(u64::from(u32::MAX)) as u32 / ROWS_PER_PSEUDO_BIN).clamp(8, MAX_PSEUDO_BINS)
+            as usize
+            + 1
+    }
+
+    /// Add each row's gradients (`grads`, in the order of `values`) to the
+    /// bin of its value in `hist` (`n_bins + 1` bins).
+    pub fn fill<W: SumWord>(&self, values: &[W], grads: NodeGradients, hist: &mut [HistBin]) {
+        let to_bin = |z: W| ((u128::from(z.widen() - self.min) * self.scale) >> self.shift) as u8;
+        // Pseudo-feature sums spread over their bins: no interleaved copies.
+        fill_bins(hist, values.iter().map(|&z| to_bin(z)), grads, false);
+    }
+}
+
+/// The best split gain of a pseudo-feature's histogram (0 without a split
+/// that meets `constraints`).
+pub fn pseudo_gain(hist: &[HistBin], stats: NodeStats, constraints: &SplitConstraints) -> f64 {
+    best_split_of_feature(0, hist, stats, constraints).map_or(0.0, |s| s.gain)
 }
 
 /// The pseudo-features of one subset's search at the node's rows, reused

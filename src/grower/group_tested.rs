@@ -54,24 +54,7 @@ impl GroupTesting {
         should_stop: &ShouldStop,
     ) -> Result<Self> {
         let d = data.n_features;
-        // Subsets over the features that can split: a constant one (an
-        // all-zero column of sparse data) adds the same to every row of a
-        // pseudo-feature and can never be a candidate.
-        let splittable: Vec<u32> = (0..d as u32)
-            .filter(|&f| data.splittable[f as usize])
-            .collect();
-        let pool = if splittable.is_empty() {
-            (0..d as u32).collect()
-        } else {
-            splittable
-        };
-        let s = params.gt_n_features.clamp(1, pool.len().max(1));
-        let mut subsets = draw_planned(data.n_rows, pool.len(), s, params.gt_delta, params.seed)?;
-        for subset in &mut subsets {
-            for f in subset.iter_mut() {
-                *f = pool[*f as usize];
-            }
-        }
+        let subsets = draw_subsets_over(&data.splittable, data.n_rows, params)?;
         let cache = PrefixCache::build(data, subsets, should_stop)?;
         Ok(GroupTesting {
             excluded: Excluded::new(&cache),
@@ -100,11 +83,9 @@ impl GroupTesting {
     /// features out of the tests.
     pub(super) fn follow(&mut self, omega: &[usize], closed: bool) {
         self.closed = closed;
-        let upto = omega.len().min(MAX_EXCLUDED);
-        for &feature in &omega[self.n_excluded.min(upto)..upto] {
+        for &feature in newly_excluded(omega, &mut self.n_excluded) {
             self.excluded.add(&self.cache, feature);
         }
-        self.n_excluded = self.n_excluded.max(upto);
     }
 
     /// True while a feature outside Ω may still enter the model.
@@ -149,16 +130,57 @@ impl GroupTesting {
 
     /// Ω (restricted to the tree's features) and the `found` sets, ascending.
     pub(super) fn node_features(&self, omega: &[usize], found: &[&[usize]]) -> Vec<usize> {
-        let mut features: Vec<usize> = omega
-            .iter()
-            .copied()
-            .filter(|&f| self.allowed[f])
-            .chain(found.iter().flat_map(|c| c.iter().copied()))
-            .collect();
-        features.sort_unstable();
-        features.dedup();
-        features
+        node_features(&self.allowed, omega, found)
     }
+}
+
+/// The subsets of a fit with `params` over `n_rows` rows, drawn over the
+/// features that can split (all of them when none can): a constant one
+/// (an all-zero column of sparse data) adds the same to every row of a
+/// pseudo-feature and can never be a candidate.
+pub(crate) fn draw_subsets_over(
+    splittable: &[bool],
+    n_rows: usize,
+    params: &BoosterParams,
+) -> Result<Vec<Vec<u32>>> {
+    let d = splittable.len();
+    let splittable: Vec<u32> = (0..d as u32).filter(|&f| splittable[f as usize]).collect();
+    let pool = if splittable.is_empty() {
+        (0..d as u32).collect()
+    } else {
+        splittable
+    };
+    let s = params.gt_n_features.clamp(1, pool.len().max(1));
+    let mut subsets = draw_planned(n_rows, pool.len(), s, params.gt_delta, params.seed)?;
+    for subset in &mut subsets {
+        for f in subset.iter_mut() {
+            *f = pool[*f as usize];
+        }
+    }
+    Ok(subsets)
+}
+
+/// The features of Ω (in entry order) to leave out of the tests now that
+/// the first `*n_excluded` are: up to the first [`MAX_EXCLUDED`].
+pub(crate) fn newly_excluded<'a>(omega: &'a [usize], n_excluded: &mut usize) -> &'a [usize] {
+    let upto = omega.len().min(MAX_EXCLUDED);
+    let new = &omega[(*n_excluded).min(upto)..upto];
+    *n_excluded = (*n_excluded).max(upto);
+    new
+}
+
+/// Ω restricted to the tree's features (`allowed`) and the `found` sets,
+/// ascending: what a tested node's histogram holds.
+pub(crate) fn node_features(allowed: &[bool], omega: &[usize], found: &[&[usize]]) -> Vec<usize> {
+    let mut features: Vec<usize> = omega
+        .iter()
+        .copied()
+        .filter(|&f| allowed[f])
+        .chain(found.iter().flat_map(|c| c.iter().copied()))
+        .collect();
+    features.sort_unstable();
+    features.dedup();
+    features
 }
 
 /// Evenly spaced rows of a large node, with their gradients, for its group
@@ -228,15 +250,19 @@ impl RowSample {
             rows: &self.rows,
             grads,
             stats,
-            constraints: SplitConstraints {
-                min_samples_leaf: ((f64::from(constraints.min_samples_leaf) * fraction).ceil()
-                    as u32)
-                    .max(1),
-                min_child_weight: constraints.min_child_weight * fraction,
-                l2: constraints.l2 * fraction,
-            },
+            constraints: scaled_constraints(constraints, fraction),
             excluded,
         }
+    }
+}
+
+/// The limits of a node's children scaled to a fraction of its rows (the
+/// group tests of a row sample).
+pub(crate) fn scaled_constraints(c: SplitConstraints, fraction: f64) -> SplitConstraints {
+    SplitConstraints {
+        min_samples_leaf: ((f64::from(c.min_samples_leaf) * fraction).ceil() as u32).max(1),
+        min_child_weight: c.min_child_weight * fraction,
+        l2: c.l2 * fraction,
     }
 }
 

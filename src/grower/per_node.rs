@@ -120,6 +120,25 @@ impl PerNode {
     }
 }
 
+/// The feature of the best of a root's `candidates` under the penalty, if
+/// it beats `min_gain` (the first one on ties): the root's rescue when its
+/// group tests found nothing worth a split.
+pub(crate) fn best_feature(
+    candidates: &[SplitCandidate],
+    selection: &TreeSelection,
+    min_gain: f64,
+) -> Option<usize> {
+    candidates
+        .iter()
+        .map(|s| (s.feature, s.gain - selection.deduction(s.feature)))
+        .filter(|&(_, score)| score > min_gain)
+        .fold(None, |best: Option<(usize, f64)>, (f, score)| match best {
+            Some((_, b)) if b >= score => best,
+            _ => Some((f, score)),
+        })
+        .map(|(f, _)| f)
+}
+
 /// A node's rows and gradients, for its group tests.
 #[derive(Clone, Copy)]
 struct TestedNode<'a> {
@@ -202,15 +221,8 @@ impl TreeGrower<'_> {
     ) -> Option<usize> {
         let mut hist = Histogram::zeros(&self.layout);
         hist.build(&self.layout, self.data, features, node);
-        split_candidates(&hist, &self.layout, features, stats, &self.constraints)
-            .into_iter()
-            .map(|s| (s.feature, s.gain - selection.deduction(s.feature)))
-            .filter(|&(_, score)| score > self.params.min_gain)
-            .fold(None, |best: Option<(usize, f64)>, (f, score)| match best {
-                Some((_, b)) if b >= score => best,
-                _ => Some((f, score)),
-            })
-            .map(|(f, _)| f)
+        let candidates = split_candidates(&hist, &self.layout, features, stats, &self.constraints);
+        best_feature(&candidates, selection, self.params.min_gain)
     }
 
     /// Features, histograms and best splits of two new siblings, the
