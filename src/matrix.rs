@@ -114,6 +114,16 @@ impl<'a> FeatureMatrix<'a> {
         }
     }
 
+    /// A dense row-major float32 matrix.
+    pub fn dense_f32(x: &'a [f32], n_rows: usize, n_features: usize) -> Self {
+        FeatureMatrix {
+            n_rows,
+            n_features,
+            values: Values::F32(x),
+            layout: Layout::Dense,
+        }
+    }
+
     /// Whether the matrix is compressed sparse (CSC or CSR).
     pub fn is_sparse(&self) -> bool {
         !matches!(self.layout, Layout::Dense)

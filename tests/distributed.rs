@@ -238,3 +238,63 @@ fn round_trips_per_tree_follow_the_splits() {
     assert_eq!(traffic.boosting.round_trips, expected);
     assert_eq!(traffic.trees, model.trees.len());
 }
+
+/// `x` (row-major) as CSC arrays: (values, row indices, column pointers).
+fn csc(x: &[f64], n: usize, d: usize) -> (Vec<f64>, Vec<i32>, Vec<i64>) {
+    let (mut values, mut rows, mut indptr) = (Vec::new(), Vec::new(), vec![0i64]);
+    for f in 0..d {
+        for r in 0..n {
+            let v = x[r * d + f];
+            if v != 0.0 {
+                values.push(v);
+                rows.push(r as i32);
+            }
+        }
+        indptr.push(values.len() as i64);
+    }
+    (values, rows, indptr)
+}
+
+#[test]
+fn float32_and_sparse_shards_are_the_single_machine_fit_bit_for_bit() {
+    let mut p = problem(500, 30, ObjectiveKind::BinaryLogloss, 9);
+    // Mostly zeros, so that binning and histograms take their sparse paths.
+    for (i, v) in p.x.iter_mut().enumerate() {
+        if i % 30 > 5 && i % 7 != 0 {
+            *v = 0.0;
+        }
+    }
+    for search in [SplitSearch::Exhaustive, SplitSearch::GroupTesting] {
+        let params = BoosterParams {
+            split_search: search,
+            gt_n_features: 3,
+            bin_sample_rows: 300,
+            ..params(ObjectiveKind::BinaryLogloss)
+        };
+        let x32: Vec<f32> = p.x.iter().map(|&v| v as f32).collect();
+        let (values, rows, indptr) = csc(&p.x, p.n, p.d);
+        let sparse = FeatureMatrix {
+            n_rows: p.n,
+            n_features: p.d,
+            values: sparseboost::matrix::Values::F64(&values),
+            layout: sparseboost::matrix::Layout::Csc(sparseboost::matrix::Compressed {
+                indptr: &indptr,
+                indices: &rows,
+            }),
+        };
+        for x in [FeatureMatrix::dense_f32(&x32, p.n, p.d), sparse] {
+            let shard = Shard::new(params.clone(), p.n, p.d, p.y.clone(), p.w.clone(), None);
+            let mut transport = InProcess::new(vec![(x, shard.unwrap())], &never);
+            let (model, _, _) =
+                fit_sharded(&params, &mut transport, &[], &never, &mut |_| true).unwrap();
+            let data = TrainingData {
+                x,
+                y: &p.y,
+                weights: p.w.as_deref(),
+                group_sizes: None,
+            };
+            let whole = fit_with(&data, &params, &[], &never, &mut |_| true).unwrap().0;
+            assert_eq!(model.to_json(), whole.to_json(), "{search:?}");
+        }
+    }
+}

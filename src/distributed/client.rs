@@ -13,7 +13,7 @@
 use super::channel::{outputs, protocol_error, Channel, Traffic};
 use super::group_search::ClientTests;
 use super::grower::ShardedGrower;
-use super::protocol::{Op, Output};
+use super::protocol::{Op, Output, SampleValues};
 use super::transport::Transport;
 use crate::binning::{bin_features, BinMapper};
 use crate::booster::check_eval_set;
@@ -181,16 +181,34 @@ fn pooled_binning(
                 }]
             })
             .collect();
-        let values: Vec<f64> = outputs(&channel.each(requests)?, 0, "sample values", |o| match o {
+        let parts = outputs(&channel.each(requests)?, 0, "sample values", |o| match o {
             Output::Values(v) => Some(v.clone()),
             _ => None,
-        })?
-        .concat();
-        if values.len() != sample.len() * (hi - lo) {
-            return Err(protocol_error("the sample rows asked for"));
-        }
-        let block = FeatureMatrix::dense(&values, sample.len(), hi - lo);
-        mappers.extend(bin_features(&block, params.max_bins, usize::MAX, params.seed, should_stop)?.mappers);
+        })?;
+        let (n_s, width) = (sample.len(), hi - lo);
+        // Cut points from the values in the shards' precision (float64 if
+        // any shard's X is).
+        let f32_only = parts.iter().all(|p| matches!(p, SampleValues::F32(_)));
+        let fitted = if f32_only {
+            let values: Vec<f32> = parts
+                .into_iter()
+                .flat_map(|p| match p {
+                    SampleValues::F32(v) => v,
+                    SampleValues::F64(_) => unreachable!("all float32"),
+                })
+                .collect();
+            fit_block(FeatureMatrix::dense_f32(&values, n_s, width), params, should_stop)?
+        } else {
+            let values: Vec<f64> = parts
+                .into_iter()
+                .flat_map(|p| match p {
+                    SampleValues::F32(v) => v.into_iter().map(f64::from).collect(),
+                    SampleValues::F64(v) => v,
+                })
+                .collect();
+            fit_block(FeatureMatrix::dense(&values, n_s, width), params, should_stop)?
+        };
+        mappers.extend(fitted);
     }
     let bins: Vec<usize> = mappers.iter().map(BinMapper::n_bins).collect();
     let replies = channel.all(vec![Op::Bin {
@@ -214,6 +232,19 @@ fn pooled_binning(
         })
         .collect();
     Ok((mappers, splittable))
+}
+
+/// The cut points of a block of sampled rows, as a single-machine fit
+/// finds them from the same rows.
+fn fit_block(
+    block: FeatureMatrix,
+    params: &BoosterParams,
+    should_stop: &ShouldStop,
+) -> Result<Vec<BinMapper>> {
+    if block.values.len() != block.n_rows * block.n_features {
+        return Err(protocol_error("the sample rows asked for"));
+    }
+    Ok(bin_features(&block, params.max_bins, usize::MAX, params.seed, should_stop)?.mappers)
 }
 
 fn run(

@@ -104,8 +104,8 @@ pub enum Output {
         weights: Option<Vec<f64>>,
         group_sizes: Option<Vec<u64>>,
     },
-    /// Row-major feature values.
-    Values(Vec<f64>),
+    /// Row-major feature values, in the shard's X's precision.
+    Values(SampleValues),
     /// For each feature asked, the rows in each of its bins.
     BinCounts(Vec<Vec<u64>>),
     /// A new root's sums over the shard's rows: Σg, Σh, rows, Σ g²/h.
@@ -125,6 +125,14 @@ pub enum Output {
         n: u32,
         bounds: Vec<(u64, u64)>,
     },
+}
+
+/// Feature values of sampled rows: float32 X sends float32 (half the
+/// bytes, and the cut points a float32 fit finds).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum SampleValues {
+    F64(Vec<f64>),
+    F32(Vec<f32>),
 }
 
 /// A request: operations run in order.

@@ -8,7 +8,7 @@
 //! owner (numpy, a Dask worker's partition) outlives the shard's calls; it
 //! is read only while binning and sampling.
 
-use super::protocol::{Op, Output, Reply, Request};
+use super::protocol::{Op, Output, Reply, Request, SampleValues};
 use super::shard_tests::{tested_rows, ShardTests, TestRange};
 use crate::binning::{bin_features_given, BinnedData, Column};
 use crate::data::query_ranges;
@@ -454,30 +454,27 @@ fn feature_range(lo: u32, hi: u32, d: usize) -> Result<Range<usize>> {
     Ok(lo..hi)
 }
 
-/// Features `lo..hi` of `rows` of `x`, row-major, as float64.
-fn sample(x: &FeatureMatrix, rows: &[u32], (lo, hi): (u32, u32)) -> Result<Vec<f64>> {
+/// Features `lo..hi` of `rows` of `x`, row-major, in `x`'s precision.
+fn sample(x: &FeatureMatrix, rows: &[u32], (lo, hi): (u32, u32)) -> Result<SampleValues> {
     let features = feature_range(lo, hi, x.n_features)?;
     if rows.iter().any(|&r| r as usize >= x.n_rows) || rows.windows(2).any(|w| w[0] >= w[1]) {
         return Err(SbError::InvalidInput(
             "sample rows must be ascending rows of the shard".into(),
         ));
     }
-    let width = features.len();
-    let mut out = vec![0.0; rows.len() * width];
-    match x.values {
-        Values::F64(v) => fill_sample(x, v, rows, &features, &mut out),
-        Values::F32(v) => fill_sample(x, v, rows, &features, &mut out),
-    }
-    Ok(out)
+    Ok(match x.values {
+        Values::F64(v) => SampleValues::F64(fill_sample(x, v, rows, &features)),
+        Values::F32(v) => SampleValues::F32(fill_sample(x, v, rows, &features)),
+    })
 }
 
-fn fill_sample<T: Copy + Into<f64>>(
+fn fill_sample<T: Copy + Default + std::ops::AddAssign>(
     x: &FeatureMatrix,
     values: &[T],
     rows: &[u32],
     features: &Range<usize>,
-    out: &mut [f64],
-) {
+) -> Vec<T> {
+    let mut out = vec![T::default(); rows.len() * features.len()];
     let (d, width) = (x.n_features, features.len());
     match x.layout {
         Layout::Dense => {
@@ -487,7 +484,7 @@ fn fill_sample<T: Copy + Into<f64>>(
                     .iter_mut()
                     .zip(&row[features.clone()])
                 {
-                    *o = (*v).into();
+                    *o = *v;
                 }
             }
         }
@@ -497,7 +494,7 @@ fn fill_sample<T: Copy + Into<f64>>(
                 for k in start..end {
                     let r = csc.indices[k] as u32;
                     if let Ok(i) = rows.binary_search(&r) {
-                        out[i * width + j] += values[k].into();
+                        out[i * width + j] += values[k];
                     }
                 }
             }
@@ -508,10 +505,11 @@ fn fill_sample<T: Copy + Into<f64>>(
                 for k in start..end {
                     let f = csr.indices[k] as usize;
                     if features.contains(&f) {
-                        out[i * width + f - features.start] += values[k].into();
+                        out[i * width + f - features.start] += values[k];
                     }
                 }
             }
         }
     }
+    out
 }
