@@ -2,6 +2,7 @@
 //! that need no reply held until the next request carries them, and the
 //! shards' replies checked and added up in shard order.
 
+use super::packed::unpack;
 use super::protocol::{decode, encode, Op, Output, Reply};
 use super::transport::Transport;
 use crate::error::{Result, SbError};
@@ -90,10 +91,10 @@ pub(super) fn outputs<T>(
 /// The sum of the shards' histograms (output `i`), added in shard order.
 pub(super) fn summed_histogram(replies: &[Reply], i: usize, len: usize) -> Result<Histogram> {
     let parts = outputs(replies, i, "a histogram", |o| match o {
-        Output::Histogram(bins) if bins.len() == len => Some(bins.clone()),
+        Output::Histogram(bins) => Some(unpack(bins, len)),
         _ => None,
     })?;
-    let mut parts = parts.into_iter();
+    let mut parts = parts.into_iter().collect::<Result<Vec<_>>>()?.into_iter();
     let mut bins = parts.next().ok_or_else(|| protocol_error("a shard"))?;
     for part in parts {
         for (b, p) in bins.iter_mut().zip(part) {

@@ -23,10 +23,10 @@ use crate::params::BoosterParams;
 use crate::split::{NodeStats, SplitConstraints};
 use std::collections::HashMap;
 
-/// Halvings per block of a node's tests: 4 takes 2 round trips per 4
-/// halvings and asks for 30 ranges per subset where a sequential search
-/// reads 8 (see docs/distributed.md for the measured trade-off).
-pub const LOOKAHEAD: usize = 4;
+/// Halvings per block of a node's tests: 3 takes 2 round trips per 3
+/// halvings and asks for 14 ranges per subset where a sequential search
+/// tests 6 (see docs/distributed.md for the measured trade-off).
+pub const LOOKAHEAD: usize = 3;
 
 /// The client's group-testing state of a fit.
 pub(super) struct ClientTests {

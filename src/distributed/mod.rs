@@ -20,6 +20,7 @@ mod channel;
 pub mod client;
 mod group_search;
 mod grower;
+mod packed;
 pub mod protocol;
 pub mod shard;
 mod shard_tests;

@@ -10,7 +10,7 @@
 
 use crate::binning::BinMapper;
 use crate::error::{Result, SbError};
-use crate::histogram::HistBin;
+use super::packed::PackedBins;
 use crate::units::Units;
 use serde::{Deserialize, Serialize};
 
@@ -111,7 +111,7 @@ pub enum Output {
     /// A new root's sums over the shard's rows: Σg, Σh, rows, Σ g²/h.
     Root { g: f64, h: f64, n: u32, scale: f64 },
     /// Histogram bins.
-    Histogram(Vec<HistBin>),
+    Histogram(PackedBins),
     /// Mean loss over the shard's rows (in the fit's units) and the mass it
     /// is a mean over (weights or rows; queries for ranking).
     Loss { mean: f64, mass: f64 },
@@ -181,11 +181,12 @@ mod tests {
         let bytes = encode(&request);
         let back: Request = decode(&bytes, "request").unwrap();
         assert_eq!(encode(&back), bytes);
-        let reply: Reply = vec![Output::Histogram(vec![HistBin {
+        let bins = [crate::histogram::HistBin {
             g: 1.5,
             h: 2.0,
             n: 3,
-        }])];
+        }];
+        let reply: Reply = vec![Output::Histogram(super::super::packed::pack(&bins, None))];
         assert_eq!(decode::<Reply>(&encode(&reply), "reply").unwrap(), reply);
         assert!(decode::<Request>(&[255, 255, 255, 255, 255, 255, 255, 127], "request").is_err());
         assert!(decode::<Request>(&bytes[..bytes.len() - 3], "request").is_err());

@@ -8,6 +8,7 @@
 //! owner (numpy, a Dask worker's partition) outlives the shard's calls; it
 //! is read only while binning and sampling.
 
+use super::packed::pack;
 use super::protocol::{Op, Output, Reply, Request, SampleValues};
 use super::shard_tests::{tested_rows, ShardTests, TestRange};
 use crate::binning::{bin_features_given, BinnedData, Column};
@@ -366,7 +367,7 @@ impl Fitting {
             .buffers
             .gather(&self.binned, rows, grad, hess, self.constant_hess);
         hist.build(&layout, &self.binned, &features, node);
-        Ok(Output::Histogram(hist.bins))
+        Ok(Output::Histogram(pack(&hist.bins, self.constant_hess)))
     }
 
     fn tests_mut(&mut self) -> Result<&mut ShardTests> {
@@ -385,9 +386,9 @@ impl Fitting {
 
     fn bounds(&mut self, node: usize, sample: Option<(u64, u64)>, ranges: &[TestRange]) -> Result<Output> {
         let (rows, grad, hess) = self.tested(node, sample)?;
-        let tests = self.tests.as_ref().ok_or_else(no_tests)?;
-        let bounds = tests.bounds(&rows, ranges)?;
         let stats = NodeStats::of_rows(&rows, grad, hess);
+        let tests = self.tests.as_mut().ok_or_else(no_tests)?;
+        let bounds = tests.bounds(&rows, ranges)?;
         // A constant hessian is multiplied out, as the single-machine
         // sample does.
         let h = match self.constant_hess {
@@ -413,12 +414,12 @@ impl Fitting {
         let (rows, _, _) = self.tested(node, sample)?;
         let (grad, hess) = (self.grad.row(self.output), self.hess.row(self.output));
         let (grad, hess) = (grad.to_slice().unwrap(), hess.to_slice().unwrap());
-        let tests = self.tests.as_ref().ok_or_else(no_tests)?;
+        let tests = self.tests.as_mut().ok_or_else(no_tests)?;
         let node = self
             .buffers
             .gather(&self.binned, &rows, grad, hess, self.constant_hess);
         let hist = tests.histograms(&rows, node.grads, ranges, bounds, n_values)?;
-        Ok(Output::Histogram(hist))
+        Ok(Output::Histogram(pack(&hist, self.constant_hess)))
     }
 
     fn add_leaves(&mut self, output: usize, leaves: &[(u32, f64)]) -> Result<()> {

@@ -16,10 +16,23 @@ use rayon::prelude::*;
 /// A `(subset, lo, hi)` range of a subset's positions.
 pub type TestRange = (u32, u32, u32);
 
+/// At most this many pseudo-feature values (of 2 or 4 bytes) are kept
+/// from a bounds request for the histograms that follow it; beyond, they
+/// are summed again.
+const KEEP_VALUES: usize = 1 << 26;
+
 /// The shard's group-testing state.
 pub(super) struct ShardTests {
     cache: PrefixCache,
     excluded: Excluded,
+    /// The ranges of the last bounds request and their values.
+    kept: Option<(Vec<TestRange>, Kept)>,
+}
+
+/// Pseudo-feature values in the cache's word.
+enum Kept {
+    Narrow(Vec<Vec<u16>>),
+    Wide(Vec<Vec<u32>>),
 }
 
 impl ShardTests {
@@ -38,6 +51,7 @@ impl ShardTests {
         Ok(ShardTests {
             excluded: Excluded::new(&cache),
             cache,
+            kept: None,
         })
     }
 
@@ -47,6 +61,7 @@ impl ShardTests {
 
     /// Leave `features` out of the pseudo-features from now on.
     pub(super) fn exclude(&mut self, features: &[u32]) {
+        self.kept = None;
         for &f in features {
             self.excluded.add(&self.cache, f as usize);
         }
@@ -63,21 +78,34 @@ impl ShardTests {
         Ok(())
     }
 
-    /// `(min, max)` of each range's pseudo-feature at `rows`.
-    pub(super) fn bounds(&self, rows: &[u32], ranges: &[TestRange]) -> Result<Vec<(u64, u64)>> {
+    /// `(min, max)` of each range's pseudo-feature at `rows`. The values
+    /// are kept (within [`KEEP_VALUES`]) for the histograms of the same
+    /// ranges.
+    pub(super) fn bounds(&mut self, rows: &[u32], ranges: &[TestRange]) -> Result<Vec<(u64, u64)>> {
         self.check(ranges)?;
-        Ok(if self.cache.is_wide() {
-            self.each_range::<u32, _>(rows, ranges, |v| bounds_of(v))
+        self.kept = None;
+        let keep = rows.len() * ranges.len() <= KEEP_VALUES;
+        let bounds;
+        let kept = if self.cache.is_wide() {
+            let values = self.each_indexed::<u32, _>(rows, ranges, |_, v| v.to_vec());
+            bounds = values.iter().map(|v| bounds_of(v)).collect();
+            Kept::Wide(values)
         } else {
-            self.each_range::<u16, _>(rows, ranges, |v| bounds_of(v))
-        })
+            let values = self.each_indexed::<u16, _>(rows, ranges, |_, v| v.to_vec());
+            bounds = values.iter().map(|v| bounds_of(v)).collect();
+            Kept::Narrow(values)
+        };
+        if keep {
+            self.kept = Some((ranges.to_vec(), kept));
+        }
+        Ok(bounds)
     }
 
     /// Each range's pseudo-feature histogram at `rows` (gradients
     /// `grads`), binned from its pooled `bounds` over `n_values` rows;
     /// ranges whose pseudo-feature cannot split have no bins.
     pub(super) fn histograms(
-        &self,
+        &mut self,
         rows: &[u32],
         grads: NodeGradients,
         ranges: &[TestRange],
@@ -97,21 +125,20 @@ impl ShardTests {
             .iter()
             .map(|&(min, max)| PseudoBins::new(min, max, n_values, shift))
             .collect();
-        let per_range: Vec<Vec<HistBin>> = if self.cache.is_wide() {
-            self.each_indexed::<u32, _>(rows, ranges, |i, v| histogram(bins[i], v, grads))
-        } else {
-            self.each_indexed::<u16, _>(rows, ranges, |i, v| histogram(bins[i], v, grads))
+        let kept = self.kept.take().filter(|(r, _)| r == ranges);
+        let per_range: Vec<Vec<HistBin>> = match kept {
+            Some((_, Kept::Wide(values))) if values.iter().all(|v| v.len() == rows.len()) => {
+                values.par_iter().enumerate().map(|(i, v)| histogram(bins[i], v, grads)).collect()
+            }
+            Some((_, Kept::Narrow(values))) if values.iter().all(|v| v.len() == rows.len()) => {
+                values.par_iter().enumerate().map(|(i, v)| histogram(bins[i], v, grads)).collect()
+            }
+            _ if self.cache.is_wide() => {
+                self.each_indexed::<u32, _>(rows, ranges, |i, v| histogram(bins[i], v, grads))
+            }
+            _ => self.each_indexed::<u16, _>(rows, ranges, |i, v| histogram(bins[i], v, grads)),
         };
         Ok(per_range.concat())
-    }
-
-    fn each_range<W: SumWord, T: Send>(
-        &self,
-        rows: &[u32],
-        ranges: &[TestRange],
-        f: impl Fn(&[W]) -> T + Sync,
-    ) -> Vec<T> {
-        self.each_indexed(rows, ranges, |_, v| f(v))
     }
 
     /// `f(i, pseudo-feature of range i at rows)` for every range, in
