@@ -46,7 +46,6 @@ from pathlib import Path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
 
 import numpy as np  # noqa: E402
-
 from sparseboost import SparseBoostRegressor, _core  # noqa: E402
 from sparseboost._matrix import engine_matrix  # noqa: E402
 from sparseboost.datasets import make_synthetic  # noqa: E402
@@ -83,14 +82,20 @@ def _per_tree(traffic):
 def fit_part(args):
     import dask.array as da
     from distributed import Client, LocalCluster, wait
-
     from sparseboost.dask import DaskSparseBoostRegressor
 
     results = []
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-        memory_limit=0, silence_logs=40,
-    ) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            memory_limit=0,
+            silence_logs=40,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         for n, d in args.shapes:
             X, y = make_synthetic(n, d, task="regression", random_state=0, dtype=np.float32)
             dX = da.from_array(X, chunks=((n + 1) // 2, d))
@@ -176,7 +181,8 @@ def messages_part(args):
                 results.append(row)
                 print(
                     f"d={d:<6} {search:<13} shards={shards}  round trips/tree "
-                    f"{row['round_trips_per_tree']:6.1f}  MB/tree {row['bytes_per_tree'] / 1e6:9.3f}  "
+                    f"{row['round_trips_per_tree']:6.1f}  "
+                    f"MB/tree {row['bytes_per_tree'] / 1e6:9.3f}  "
                     f"setup MB {row['setup_bytes'] / 1e6:8.2f}  ({row['seconds']:.1f} s)",
                     flush=True,
                 )
@@ -185,15 +191,21 @@ def messages_part(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shapes", type=lambda s: [_shape(x) for x in s.split(",")],
-                        default=[(200000, 2000), (20000, 20000)])
+    parser.add_argument(
+        "--shapes",
+        type=lambda s: [_shape(x) for x in s.split(",")],
+        default=[(200000, 2000), (20000, 20000)],
+    )
     parser.add_argument("--searches", type=lambda s: s.split(","), default=list(SEARCHES))
     parser.add_argument("--trees", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--messages", action="store_true")
     parser.add_argument("--message-rows", type=int, default=5000)
-    parser.add_argument("--message-features", type=lambda s: [int(x) for x in s.split(",")],
-                        default=[500, 2000, 8000, 20000])
+    parser.add_argument(
+        "--message-features",
+        type=lambda s: [int(x) for x in s.split(",")],
+        default=[500, 2000, 8000, 20000],
+    )
     parser.add_argument("--message-trees", type=int, default=3)
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
@@ -206,9 +218,18 @@ def main():
         results = fit_part(args)
         output = args.output or Path("benches/results/distributed.json")
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps({"args": vars(args) | {"output": str(output)}, "results": results,
-                                  "load_start": load[0], "load_end": os.getloadavg()[0]},
-                                 indent=1, default=str))
+    output.write_text(
+        json.dumps(
+            {
+                "args": vars(args) | {"output": str(output)},
+                "results": results,
+                "load_start": load[0],
+                "load_end": os.getloadavg()[0],
+            },
+            indent=1,
+            default=str,
+        )
+    )
     print(f"# wrote {output}; load average {os.getloadavg()[0]:.2f}")
 
 

@@ -73,6 +73,20 @@ pub fn install<T: Send>(n_threads: usize, work: impl FnOnce() -> T + Send) -> Re
     Ok(pool(n_threads)?.install(work))
 }
 
+/// Run `work` on a pool of its own of `n_threads` threads: a distributed
+/// fit's client, which waits on one of its threads for shards that may be
+/// served in this process, on the shared pools (a shared pool of one
+/// thread would wait for itself).
+pub fn install_own<T: Send>(n_threads: usize, work: impl FnOnce() -> T + Send) -> Result<T> {
+    let size = effective_threads(n_threads);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(size)
+        .thread_name(|i| format!("sparseboost-client-{i}"))
+        .build()
+        .map_err(|e| SbError::InvalidParameter(format!("cannot start {size} threads: {e}")))?;
+    Ok(pool.install(work))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -408,7 +408,14 @@ pub(crate) fn train(
             trees_after[m].push(model.n_trees());
         }
         let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(&metrics)).collect();
-        let stop = record_evaluation(&mut history, &eval, &metrics, round, &mut since_best, params);
+        let stop = record_evaluation(
+            &mut history,
+            &eval,
+            &metrics,
+            round,
+            &mut since_best,
+            params,
+        );
         let report = RoundReport {
             round,
             train_loss: mean_train_loss(&models, &populations, &jobs, &units),

@@ -78,7 +78,11 @@ fn problem(n: usize, d: usize, objective: ObjectiveKind, seed: u64) -> Problem {
 fn params(objective: ObjectiveKind) -> BoosterParams {
     BoosterParams {
         objective,
-        n_classes: if objective == ObjectiveKind::MultiLogloss { 3 } else { 2 },
+        n_classes: if objective == ObjectiveKind::MultiLogloss {
+            3
+        } else {
+            2
+        },
         n_estimators: 12,
         max_leaves: 7,
         min_samples_leaf: 5,
@@ -121,7 +125,8 @@ fn sharded(p: &Problem, params: &BoosterParams, bounds: &[usize]) -> (Model, Tra
         start = end;
     }
     let mut transport = InProcess::new(shards, &never);
-    let (model, _, traffic) = fit_sharded(params, &mut transport, &[], &never, &mut |_| true).unwrap();
+    let (model, _, traffic) =
+        fit_sharded(params, &mut transport, &[], &never, &mut |_| true).unwrap();
     (model, traffic)
 }
 
@@ -132,7 +137,9 @@ fn single(p: &Problem, params: &BoosterParams) -> Model {
         weights: p.w.as_deref(),
         group_sizes: p.groups.as_deref(),
     };
-    fit_with(&data, params, &[], &never, &mut |_| true).unwrap().0
+    fit_with(&data, params, &[], &never, &mut |_| true)
+        .unwrap()
+        .0
 }
 
 const OBJECTIVES: [ObjectiveKind; 4] = [
@@ -150,7 +157,11 @@ fn one_shard_is_the_single_machine_fit_bit_for_bit() {
             for penalty in [PenaltyKind::None, PenaltyKind::Gbfs] {
                 let params = BoosterParams {
                     penalty,
-                    mu: if penalty == PenaltyKind::None { 0.0 } else { 0.05 },
+                    mu: if penalty == PenaltyKind::None {
+                        0.0
+                    } else {
+                        0.05
+                    },
                     colsample_bytree: FeatureCount::Fraction(0.8),
                     bin_sample_rows: 400,
                     split_search: search,
@@ -164,7 +175,10 @@ fn one_shard_is_the_single_machine_fit_bit_for_bit() {
                 let what = format!("{objective:?} {search:?} {penalty:?}");
                 assert_eq!(model.to_json(), whole.to_json(), "{what}");
                 assert!(traffic.trees > 0, "{what}");
-                assert_eq!(model.gt_n_subsets.is_some(), search == SplitSearch::GroupTesting);
+                assert_eq!(
+                    model.gt_n_subsets.is_some(),
+                    search == SplitSearch::GroupTesting
+                );
             }
         }
     }
@@ -293,7 +307,9 @@ fn float32_and_sparse_shards_are_the_single_machine_fit_bit_for_bit() {
                 weights: p.w.as_deref(),
                 group_sizes: None,
             };
-            let whole = fit_with(&data, &params, &[], &never, &mut |_| true).unwrap().0;
+            let whole = fit_with(&data, &params, &[], &never, &mut |_| true)
+                .unwrap()
+                .0;
             assert_eq!(model.to_json(), whole.to_json(), "{search:?}");
         }
     }

@@ -7,6 +7,7 @@ use super::protocol::{decode, encode, Op, Output, Reply};
 use super::transport::Transport;
 use crate::error::{Result, SbError};
 use crate::histogram::{HistBin, Histogram};
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// Messages of one phase of a fit.
@@ -20,8 +21,20 @@ pub struct Counter {
     pub bytes_received: usize,
 }
 
+/// Where a distributed fit's time went (seconds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Timing {
+    /// Set-up, from the first request to the last (pooling, binning).
+    pub setup: f64,
+    /// The boosting rounds.
+    pub boosting: f64,
+    /// Of both, the time spent waiting for the shards' replies (their work
+    /// and the transport's); the rest is the client's own.
+    pub waiting: f64,
+}
+
 /// What a distributed fit moved, counted by the client.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Traffic {
     /// Pooling targets, the cut-point sample and bin counts; set-up.
     pub setup: Counter,
@@ -31,6 +44,8 @@ pub struct Traffic {
     pub trees: usize,
     /// Shards.
     pub shards: usize,
+    /// Where the time went.
+    pub seconds: Timing,
 }
 
 /// The client's side of the transport: counts every exchange, and holds
@@ -57,7 +72,15 @@ impl Channel<'_> {
         };
         counter.round_trips += 1;
         counter.bytes_sent += bytes.iter().map(Vec::len).sum::<usize>();
-        let replies = self.transport.exchange(bytes)?;
+        let started = std::time::Instant::now();
+        let replies = self.transport.exchange(bytes);
+        self.traffic.seconds.waiting += started.elapsed().as_secs_f64();
+        let replies = replies?;
+        let counter = if self.boosting {
+            &mut self.traffic.boosting
+        } else {
+            &mut self.traffic.setup
+        };
         if replies.len() != self.traffic.shards {
             return Err(protocol_error("a reply per shard"));
         }
@@ -90,21 +113,33 @@ pub(super) fn outputs<T>(
 
 /// The sum of the shards' histograms (output `i`), added in shard order.
 pub(super) fn summed_histogram(replies: &[Reply], i: usize, len: usize) -> Result<Histogram> {
-    let parts = outputs(replies, i, "a histogram", |o| match o {
-        Output::Histogram(bins) => Some(unpack(bins, len)),
-        _ => None,
-    })?;
-    let mut parts = parts.into_iter().collect::<Result<Vec<_>>>()?.into_iter();
+    let packed = replies
+        .iter()
+        .map(|r| match r.get(i) {
+            Some(Output::Histogram(bins)) => Ok(bins),
+            _ => Err(protocol_error("a histogram")),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut parts = packed
+        .par_iter()
+        .map(|p| unpack(p, len))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter();
     let mut bins = parts.next().ok_or_else(|| protocol_error("a shard"))?;
-    for part in parts {
-        for (b, p) in bins.iter_mut().zip(part) {
-            *b = HistBin {
-                g: b.g + p.g,
-                h: b.h + p.h,
-                n: b.n + p.n,
-            };
-        }
-    }
+    let rest: Vec<Vec<HistBin>> = parts.collect();
+    // Bin by bin, the shards' sums in shard order (whatever the threads).
+    bins.par_chunks_mut(4096)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            for part in &rest {
+                for (b, p) in chunk.iter_mut().zip(&part[c * 4096..]) {
+                    *b = HistBin {
+                        g: b.g + p.g,
+                        h: b.h + p.h,
+                        n: b.n + p.n,
+                    };
+                }
+            }
+        });
     Ok(Histogram { bins })
 }
-

@@ -15,7 +15,7 @@ use super::group_search::ClientTests;
 use super::grower::ShardedGrower;
 use super::protocol::{Op, Output, SampleValues};
 use super::transport::Transport;
-use crate::binning::{bin_features, BinMapper};
+use crate::binning::BinMapper;
 use crate::booster::check_eval_set;
 use crate::data::{query_ranges, validate_targets, TrainingData, MAX_FEATURES, MAX_ROWS};
 use crate::error::{Result, SbError};
@@ -39,6 +39,7 @@ use crate::trainer::{
 };
 use crate::tree::Tree;
 use crate::units::Units;
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// Fit one model on the shards behind `transport` (each holding some rows;
@@ -62,7 +63,9 @@ pub fn fit_sharded(
         )));
     }
     if transport.n_shards() == 0 {
-        return Err(SbError::InvalidInput("a distributed fit needs a shard".into()));
+        return Err(SbError::InvalidInput(
+            "a distributed fit needs a shard".into(),
+        ));
     }
     let mut channel = Channel {
         traffic: Traffic {
@@ -73,7 +76,7 @@ pub fn fit_sharded(
         boosting: false,
         pending: Vec::new(),
     };
-    threads::install(params.n_threads, || {
+    threads::install_own(params.n_threads, || {
         run(params, &mut channel, evals, should_stop, observer)
     })?
 }
@@ -185,7 +188,7 @@ fn pooled_binning(
             Output::Values(v) => Some(v.clone()),
             _ => None,
         })?;
-        let (n_s, width) = (sample.len(), hi - lo);
+        let width = hi - lo;
         // Cut points from the values in the shards' precision (float64 if
         // any shard's X is).
         let f32_only = parts.iter().all(|p| matches!(p, SampleValues::F32(_)));
@@ -197,7 +200,7 @@ fn pooled_binning(
                     SampleValues::F64(_) => unreachable!("all float32"),
                 })
                 .collect();
-            fit_block(FeatureMatrix::dense_f32(&values, n_s, width), params, should_stop)?
+            fit_block(&values, &sample, (lo, width), params.max_bins)?
         } else {
             let values: Vec<f64> = parts
                 .into_iter()
@@ -206,7 +209,7 @@ fn pooled_binning(
                     SampleValues::F64(v) => v,
                 })
                 .collect();
-            fit_block(FeatureMatrix::dense(&values, n_s, width), params, should_stop)?
+            fit_block(&values, &sample, (lo, width), params.max_bins)?
         };
         mappers.extend(fitted);
     }
@@ -234,17 +237,35 @@ fn pooled_binning(
     Ok((mappers, splittable))
 }
 
-/// The cut points of a block of sampled rows, as a single-machine fit
-/// finds them from the same rows.
-fn fit_block(
-    block: FeatureMatrix,
-    params: &BoosterParams,
-    should_stop: &ShouldStop,
+/// The cut points of a block of sampled rows (row-major, `width` features
+/// from `first`; global row numbers `rows`), as a single-machine fit finds
+/// them from the same rows: each feature's values (as float64) in row
+/// order. Rejects ±inf as the single-machine binning does.
+fn fit_block<T: Copy + Into<f64> + Sync>(
+    values: &[T],
+    rows: &[usize],
+    (first, width): (usize, usize),
+    max_bins: usize,
 ) -> Result<Vec<BinMapper>> {
-    if block.values.len() != block.n_rows * block.n_features {
+    if values.len() != rows.len() * width {
         return Err(protocol_error("the sample rows asked for"));
     }
-    Ok(bin_features(&block, params.max_bins, usize::MAX, params.seed, should_stop)?.mappers)
+    (0..width)
+        .into_par_iter()
+        .map(|k| {
+            let column: Vec<f64> = (0..rows.len())
+                .map(|i| values[i * width + k].into())
+                .collect();
+            if let Some(i) = column.iter().position(|v| v.is_infinite()) {
+                return Err(SbError::InvalidInput(format!(
+                    "X contains an infinite value (row {}, feature {})",
+                    rows[i],
+                    first + k
+                )));
+            }
+            Ok(BinMapper::fit(&column, max_bins))
+        })
+        .collect()
 }
 
 fn run(
@@ -256,13 +277,18 @@ fn run(
 ) -> Result<(Model, History, Traffic)> {
     let started = Instant::now();
     let pooled = pool_targets(channel)?;
-    let (n, d) = (pooled.rows_per_shard.iter().sum::<usize>(), pooled.n_features);
+    let (n, d) = (
+        pooled.rows_per_shard.iter().sum::<usize>(),
+        pooled.n_features,
+    );
     let bad = |m: String| Err(SbError::InvalidInput(m));
     if n == 0 {
         return bad("X has no rows".into());
     }
     if n > MAX_ROWS || d == 0 || d > MAX_FEATURES {
-        return bad(format!("X has {n} rows and {d} features, out of the supported range"));
+        return bad(format!(
+            "X has {n} rows and {d} features, out of the supported range"
+        ));
     }
     let (weights, groups) = (pooled.weights.as_deref(), pooled.group_sizes.as_deref());
     validate_targets(n, &pooled.y, weights, groups)?;
@@ -298,12 +324,21 @@ fn run(
         base_scores: base.clone(),
     }])?;
     channel.boosting = true;
+    channel.traffic.seconds.setup = started.elapsed().as_secs_f64();
 
     let metrics = metrics_for(params)?;
     let internal = units.internal_params(params);
     let mut evals: Vec<EvalState> = evals
         .iter()
-        .map(|e| EvalState::new(e, &mappers, std::slice::from_ref(&base), &units, should_stop))
+        .map(|e| {
+            EvalState::new(
+                e,
+                &mappers,
+                std::slice::from_ref(&base),
+                &units,
+                should_stop,
+            )
+        })
         .collect::<Result<_>>()?;
     let mut model = ModelBuilder::new(Model::new(params.objective, d, base.clone()), params);
     let mut selection = Selection::single(params, d, &units);
@@ -349,7 +384,12 @@ fn run(
         let features = |j: usize, selection: &Selection| {
             let mut rng = job_rng(params.seed, round, j);
             let all: Vec<usize> = (0..d).collect();
-            let mut features = draw(&mut rng, &all, params.colsample_bytree.of(d), weights.as_deref());
+            let mut features = draw(
+                &mut rng,
+                &all,
+                params.colsample_bytree.of(d),
+                weights.as_deref(),
+            );
             features.retain(|&f| splittable[f] && selection.allows(0, f));
             features
         };
@@ -358,7 +398,12 @@ fn run(
             for j in 0..k {
                 let f = features(j, &selection);
                 let (scale, candidates) = grower.root_candidates(channel, j, &f)?;
-                m = m.max(mu_max::of_root(&selection, internal.min_gain, scale, &candidates));
+                m = m.max(mu_max::of_root(
+                    &selection,
+                    internal.min_gain,
+                    scale,
+                    &candidates,
+                ));
             }
             if params.mu_relative {
                 selection.resolve_relative_mu(m);
@@ -406,7 +451,14 @@ fn run(
         history.rounds = round + 1;
         trees_after.push(model.n_trees());
         let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(&metrics)).collect();
-        let stop = record_evaluation(&mut history, &eval, &metrics, round, &mut since_best, params);
+        let stop = record_evaluation(
+            &mut history,
+            &eval,
+            &metrics,
+            round,
+            &mut since_best,
+            params,
+        );
         let report = RoundReport {
             round,
             train_loss: model.last_loss().map_or(f64::NAN, |l| units.loss(l)),
@@ -423,6 +475,8 @@ fn run(
             model.truncate(trees_after[best]);
         }
     }
+    let seconds = &mut channel.traffic.seconds;
+    seconds.boosting = started.elapsed().as_secs_f64() - seconds.setup;
     let mut model = model.finish(group_testing, &units)?;
     let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
     model.feature_weights = sampling_probabilities(weights, d);
@@ -441,4 +495,3 @@ fn pooled_loss(losses: &[(f64, f64)]) -> f64 {
         }
     }
 }
-

@@ -16,9 +16,9 @@
 use super::channel::{outputs, protocol_error, summed_histogram, Channel};
 use super::protocol::{Op, Output};
 use crate::error::Result;
-use crate::grower::{draw_subsets_over, newly_excluded, node_features, scaled_constraints};
 use crate::group_testing::prefix_cache::cut;
 use crate::group_testing::search::{pseudo_gain, PseudoBins};
+use crate::grower::{draw_subsets_over, newly_excluded, node_features, scaled_constraints};
 use crate::params::BoosterParams;
 use crate::split::{NodeStats, SplitConstraints};
 use std::collections::HashMap;
@@ -123,9 +123,14 @@ impl ClientTests {
                 ranges: ranges.clone(),
             }])?;
             let parts = outputs(&replies, 0, "group-test bounds", |o| match o {
-                Output::Bounds { g, h, n, bounds } if bounds.len() == ranges.len() => {
-                    Some((NodeStats { g: *g, h: *h, n: *n }, bounds.clone()))
-                }
+                Output::Bounds { g, h, n, bounds } if bounds.len() == ranges.len() => Some((
+                    NodeStats {
+                        g: *g,
+                        h: *h,
+                        n: *n,
+                    },
+                    bounds.clone(),
+                )),
                 _ => None,
             })?;
             let mut tested = parts[0].0;
@@ -208,13 +213,22 @@ fn plan(g: u32, lo: u32, hi: u32, depth: usize, ranges: &mut Vec<(u32, u32, u32)
 /// Subset `g`'s search from `lo..hi` after up to [`LOOKAHEAD`] halvings,
 /// each keeping the half whose pseudo-feature splits better (the left one
 /// on ties), as the single-machine search does.
-fn walk(g: u32, (mut lo, mut hi): (u32, u32), gains: &HashMap<(u32, u32, u32), f64>) -> Result<(u32, u32)> {
+fn walk(
+    g: u32,
+    (mut lo, mut hi): (u32, u32),
+    gains: &HashMap<(u32, u32, u32), f64>,
+) -> Result<(u32, u32)> {
     for _ in 0..LOOKAHEAD {
         if hi - lo <= 1 {
             break;
         }
         let mid = cut(lo as usize, hi as usize) as u32;
-        let gain = |r| gains.get(&r).copied().ok_or_else(|| protocol_error("a tested range"));
+        let gain = |r| {
+            gains
+                .get(&r)
+                .copied()
+                .ok_or_else(|| protocol_error("a tested range"))
+        };
         if gain((g, lo, mid))? >= gain((g, mid, hi))? {
             hi = mid;
         } else {

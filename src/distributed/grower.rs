@@ -19,8 +19,8 @@ use super::protocol::{Op, Output};
 use crate::binning::BinMapper;
 use crate::error::Result;
 use crate::grower::{
-    best_after_freed, best_feature, best_of, best_scored, may_split, record_split,
-    scale_from_sums, Scored,
+    best_after_freed, best_feature, best_of, best_scored, may_split, record_split, scale_from_sums,
+    Scored,
 };
 use crate::histogram::{subtract_feature, HistLayout, Histogram};
 use crate::interrupt::{self, ShouldStop};
@@ -112,7 +112,14 @@ impl ShardedGrower<'_> {
         }
         let replies = channel.all(ops)?;
         let sums = outputs(&replies, 0, "root sums", |o| match o {
-            Output::Root { g, h, n, scale } => Some((NodeStats { g: *g, h: *h, n: *n }, *scale)),
+            Output::Root { g, h, n, scale } => Some((
+                NodeStats {
+                    g: *g,
+                    h: *h,
+                    n: *n,
+                },
+                *scale,
+            )),
             _ => None,
         })?;
         let (mut stats, mut per_row) = sums[0];
@@ -145,9 +152,13 @@ impl ShardedGrower<'_> {
         let splits = may_split(self.params, self.min_split_rows, self.n_rows, 0);
         let (stats, scale, hist) = self.root(channel, output, splits.then_some(features))?;
         let candidates = match hist {
-            Some(hist) => {
-                split_candidates(&hist, &self.layout(features), features, stats, &self.constraints())
-            }
+            Some(hist) => split_candidates(
+                &hist,
+                &self.layout(features),
+                features,
+                stats,
+                &self.constraints(),
+            ),
             None => Vec::new(),
         };
         Ok((scale, candidates))
@@ -224,7 +235,13 @@ impl ShardedGrower<'_> {
                 .take()
                 .expect("a leaf with a split keeps its histogram");
             let (node, depth) = (leaves[i].node, leaves[i].depth + 1);
-            let left = record_split(&mut nodes, node, &split, &self.mappers[split.feature], params);
+            let left = record_split(
+                &mut nodes,
+                node,
+                &split,
+                &self.mappers[split.feature],
+                params,
+            );
             channel.pending.push(Op::Split {
                 node: node as u32,
                 feature: split.feature as u32,
@@ -276,7 +293,10 @@ impl ShardedGrower<'_> {
         let tests = self.tests.as_ref().expect("group testing");
         let c = self.constraints();
         root.found = tests.candidates(channel, 0, self.n_rows, root.stats, c)?;
-        let held = Held::new(self.mappers, tests.node_features(selection.used_in_order(), &[&root.found]));
+        let held = Held::new(
+            self.mappers,
+            tests.node_features(selection.used_in_order(), &[&root.found]),
+        );
         let hist = self.histogram(channel, 0, &held.features)?;
         let candidates = split_candidates(&hist, &held.layout, &held.features, root.stats, &c);
         self.attach(root, (hist, held), candidates, selection);
@@ -291,7 +311,10 @@ impl ShardedGrower<'_> {
         };
         root.found.push(f);
         root.found.sort_unstable();
-        let held = Held::new(self.mappers, tests.node_features(selection.used_in_order(), &[&root.found]));
+        let held = Held::new(
+            self.mappers,
+            tests.node_features(selection.used_in_order(), &[&root.found]),
+        );
         // The same sums the shards would send again.
         let mut hist = Histogram::zeros(&held.layout);
         for &g in &held.features {
@@ -303,7 +326,12 @@ impl ShardedGrower<'_> {
     }
 
     /// The histogram of `features` over `node`'s rows, summed.
-    fn histogram(&self, channel: &mut Channel, node: usize, features: &[usize]) -> Result<Histogram> {
+    fn histogram(
+        &self,
+        channel: &mut Channel,
+        node: usize,
+        features: &[usize],
+    ) -> Result<Histogram> {
         let replies = channel.all(vec![histogram_op(node, features)])?;
         summed_histogram(&replies, 0, self.layout(features).total_bins())
     }
@@ -324,7 +352,14 @@ impl ShardedGrower<'_> {
         } else {
             (right, left)
         };
-        let ok = |leaf: &Leaf| may_split(self.params, self.min_split_rows, leaf.stats.n as usize, leaf.depth);
+        let ok = |leaf: &Leaf| {
+            may_split(
+                self.params,
+                self.min_split_rows,
+                leaf.stats.n as usize,
+                leaf.depth,
+            )
+        };
         let (small_ok, large_ok) = (ok(small), ok(large));
         if !small_ok && !large_ok {
             return Ok(());
@@ -343,12 +378,20 @@ impl ShardedGrower<'_> {
                     large.found = Vec::new();
                 }
                 let found = [small.found.as_slice(), large.found.as_slice()];
-                Held::new(self.mappers, tests.node_features(selection.used_in_order(), &found))
+                Held::new(
+                    self.mappers,
+                    tests.node_features(selection.used_in_order(), &found),
+                )
             }
         };
         let parent_has = |f: usize| parent_held.features.binary_search(&f).is_ok();
         let missing: Vec<usize> = match large_ok {
-            true => held.features.iter().copied().filter(|&f| !parent_has(f)).collect(),
+            true => held
+                .features
+                .iter()
+                .copied()
+                .filter(|&f| !parent_has(f))
+                .collect(),
             false => Vec::new(),
         };
         let mut ops = vec![histogram_op(small.node, &held.features)];
@@ -370,20 +413,28 @@ impl ShardedGrower<'_> {
             for &f in &held.features {
                 let out = &mut large_hist.bins[held.layout.range(f)];
                 match &from_shards {
-                    Some((hist, layout)) if !parent_has(f) => out.copy_from_slice(hist.feature(layout, f)),
+                    Some((hist, layout)) if !parent_has(f) => {
+                        out.copy_from_slice(hist.feature(layout, f))
+                    }
                     _ => {
                         out.copy_from_slice(parent_hist.feature(&parent_held.layout, f));
                         subtract_feature(out, small_hist.feature(&held.layout, f));
                     }
                 }
             }
-            large_candidates = split_candidates(&large_hist, &held.layout, &held.features, large.stats, &c);
+            large_candidates =
+                split_candidates(&large_hist, &held.layout, &held.features, large.stats, &c);
         }
         let small_candidates = match small_ok {
             true => split_candidates(&small_hist, &held.layout, &held.features, small.stats, &c),
             false => Vec::new(),
         };
-        self.attach(small, (small_hist, held.clone()), small_candidates, selection);
+        self.attach(
+            small,
+            (small_hist, held.clone()),
+            small_candidates,
+            selection,
+        );
         self.attach(large, (large_hist, held), large_candidates, selection);
         Ok(())
     }

@@ -26,7 +26,7 @@ pub mod shard;
 mod shard_tests;
 pub mod transport;
 
-pub use channel::{Counter, Traffic};
+pub use channel::{Counter, Timing, Traffic};
 pub use client::fit_sharded;
 pub use shard::Shard;
 pub use transport::{InProcess, Transport};

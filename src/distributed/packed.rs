@@ -132,15 +132,26 @@ mod tests {
                     };
                     // A sparse column's default bin: no rows, a rounding
                     // residue of gradient (it is sent).
-                    let g = if n == 0 && i % 10 == 0 { 0.0 } else { rng.next_f64() - 0.5 };
-                    HistBin { g, h: if n == 0 { 0.0 } else { h }, n }
+                    let g = if n == 0 && i % 10 == 0 {
+                        0.0
+                    } else {
+                        rng.next_f64() - 0.5
+                    };
+                    HistBin {
+                        g,
+                        h: if n == 0 { 0.0 } else { h },
+                        n,
+                    }
                 })
                 .collect();
             let packed = pack(&bins, constant);
             assert_eq!(packed.constant_hess, constant);
             let back = unpack(&packed, bins.len()).unwrap();
             for (a, b) in bins.iter().zip(&back) {
-                assert_eq!((a.g.to_bits(), a.h.to_bits(), a.n), (b.g.to_bits(), b.h.to_bits(), b.n));
+                assert_eq!(
+                    (a.g.to_bits(), a.h.to_bits(), a.n),
+                    (b.g.to_bits(), b.h.to_bits(), b.n)
+                );
             }
             assert!(unpack(&packed, bins.len() + 1).is_err());
             let mut cut = packed.clone();
@@ -148,7 +159,11 @@ mod tests {
             assert!(unpack(&cut, bins.len()).is_err());
         }
         // A hessian the constant does not rebuild is sent.
-        let bins = [HistBin { g: 1.0, h: 3.5, n: 3 }];
+        let bins = [HistBin {
+            g: 1.0,
+            h: 3.5,
+            n: 3,
+        }];
         let packed = pack(&bins, Some(1.0));
         assert_eq!(packed.constant_hess, None);
         assert_eq!(unpack(&packed, 1).unwrap(), bins);

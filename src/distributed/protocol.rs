@@ -8,9 +8,9 @@
 //! the leaf values of the last tree and the next histogram all travel in
 //! one message.
 
+use super::packed::PackedBins;
 use crate::binning::BinMapper;
 use crate::error::{Result, SbError};
-use super::packed::PackedBins;
 use crate::units::Units;
 use serde::{Deserialize, Serialize};
 
@@ -25,7 +25,10 @@ pub enum Op {
     /// Reply [`Output::Values`]: features `features.0..features.1` of the
     /// shard's rows `rows` (ascending), row-major, missing as NaN and
     /// sparse zeros as 0 (the pooled sample the cut points come from).
-    Sample { rows: Vec<u32>, features: (u32, u32) },
+    Sample {
+        rows: Vec<u32>,
+        features: (u32, u32),
+    },
     /// Bin the shard's rows with these cut points; reply
     /// [`Output::BinCounts`] for features `counts.0..counts.1`.
     Bin {
@@ -60,7 +63,10 @@ pub enum Op {
     Histogram { node: u32, features: Vec<u32> },
     /// Add each `(leaf, value)` to output `output` of the leaf's rows in
     /// the current tree.
-    AddLeaves { output: u32, leaves: Vec<(u32, f64)> },
+    AddLeaves {
+        output: u32,
+        leaves: Vec<(u32, f64)>,
+    },
     /// Reply [`Output::Loss`].
     Loss,
     /// Build the group-testing cache of these subsets over the shard's

@@ -15,7 +15,7 @@ use crate::binning::{bin_features_given, BinnedData, Column};
 use crate::data::query_ranges;
 use crate::error::{Result, SbError};
 use crate::grower::{row_scale_sum, NodeBuffers};
-use crate::histogram::{HistLayout, Histogram};
+use crate::histogram::{HistBin, HistLayout, Histogram};
 use crate::interrupt::ShouldStop;
 use crate::matrix::{FeatureMatrix, Layout, Values};
 use crate::objective::{objective_for, Objective, Targets};
@@ -57,6 +57,8 @@ struct Fitting {
     /// The hessian of the current output's rows, when all are equal.
     constant_hess: Option<f64>,
     buffers: NodeBuffers,
+    /// The last histogram's bins (reused).
+    hist_buf: Vec<HistBin>,
     /// Group testing's cache, once asked for.
     tests: Option<ShardTests>,
 }
@@ -124,7 +126,12 @@ impl Shard {
         })?
     }
 
-    fn run(&mut self, x: &FeatureMatrix, op: Op, should_stop: &ShouldStop) -> Result<Option<Output>> {
+    fn run(
+        &mut self,
+        x: &FeatureMatrix,
+        op: Op,
+        should_stop: &ShouldStop,
+    ) -> Result<Option<Output>> {
         let objective: &dyn Objective = &*objective_for(&self.params);
         let out = match op {
             Op::Describe => Output::Described {
@@ -164,6 +171,7 @@ impl Shard {
                     segments: Vec::new(),
                     constant_hess: None,
                     buffers: NodeBuffers::default(),
+                    hist_buf: Vec::new(),
                     tests: None,
                 });
                 self.bin_counts(counts)?
@@ -175,7 +183,10 @@ impl Shard {
                 base_scores,
             } => {
                 let k = objective.n_outputs();
-                let (y, weights) = (units.targets(&self.y), units.weights(self.weights.as_deref()));
+                let (y, weights) = (
+                    units.targets(&self.y),
+                    units.weights(self.weights.as_deref()),
+                );
                 let fit = self.fitting()?;
                 if splittable.len() != fit.binned.n_features || base_scores.len() != k {
                     return Err(SbError::InvalidInput("a malformed setup".into()));
@@ -213,11 +224,18 @@ impl Shard {
                 default_left,
                 left,
             } => {
-                self.fitting()?
-                    .split(node as usize, feature as usize, bin, default_left, left as usize)?;
+                self.fitting()?.split(
+                    node as usize,
+                    feature as usize,
+                    bin,
+                    default_left,
+                    left as usize,
+                )?;
                 return Ok(None);
             }
-            Op::Histogram { node, features } => self.fitting()?.histogram(node as usize, &features)?,
+            Op::Histogram { node, features } => {
+                self.fitting()?.histogram(node as usize, &features)?
+            }
             Op::AddLeaves { output, leaves } => {
                 self.fitting()?.add_leaves(output as usize, &leaves)?;
                 return Ok(None);
@@ -244,9 +262,13 @@ impl Shard {
                 ranges,
                 bounds,
                 n_values,
-            } => self
-                .fitting()?
-                .pseudo_histograms(node as usize, sample, &ranges, &bounds, n_values)?,
+            } => self.fitting()?.pseudo_histograms(
+                node as usize,
+                sample,
+                &ranges,
+                &bounds,
+                n_values,
+            )?,
             Op::Loss => {
                 let queries = self.queries.as_deref();
                 let fit = self.fitting.as_mut().ok_or_else(not_binned)?;
@@ -331,7 +353,9 @@ impl Fitting {
     ) -> Result<()> {
         let (begin, count) = self.segment(node)?;
         if feature >= self.binned.n_features || left > 1 << 20 {
-            return Err(SbError::InvalidInput(format!("a malformed split of node {node}")));
+            return Err(SbError::InvalidInput(format!(
+                "a malformed split of node {node}"
+            )));
         }
         let missing = self.binned.mappers[feature].missing_bin();
         let goes_left = |b: u8| if b == missing { default_left } else { b <= bin };
@@ -353,13 +377,21 @@ impl Fitting {
         let d = self.binned.n_features;
         let features: Vec<usize> = features.iter().map(|&f| f as usize).collect();
         let ascending = features.windows(2).all(|w| w[0] < w[1]);
-        if !ascending || features.iter().any(|&f| f >= d || !self.binned.splittable[f]) {
+        if !ascending
+            || features
+                .iter()
+                .any(|&f| f >= d || !self.binned.splittable[f])
+        {
             return Err(SbError::InvalidInput(
                 "histogram features must be ascending splittable features".into(),
             ));
         }
         let layout = HistLayout::for_features(&self.binned, &features);
-        let mut hist = Histogram::zeros(&layout);
+        // Every feature's bins are overwritten by the build: the buffer of
+        // the last request is reused without zeroing.
+        let mut bins = std::mem::take(&mut self.hist_buf);
+        bins.resize(layout.total_bins(), HistBin::default());
+        let mut hist = Histogram { bins };
         let rows = &self.rows[begin..begin + count];
         let (grad, hess) = (self.grad.row(self.output), self.hess.row(self.output));
         let (grad, hess) = (grad.to_slice().unwrap(), hess.to_slice().unwrap());
@@ -367,7 +399,9 @@ impl Fitting {
             .buffers
             .gather(&self.binned, rows, grad, hess, self.constant_hess);
         hist.build(&layout, &self.binned, &features, node);
-        Ok(Output::Histogram(pack(&hist.bins, self.constant_hess)))
+        let packed = pack(&hist.bins, self.constant_hess);
+        self.hist_buf = hist.bins;
+        Ok(Output::Histogram(packed))
     }
 
     fn tests_mut(&mut self) -> Result<&mut ShardTests> {
@@ -377,14 +411,23 @@ impl Fitting {
     }
 
     /// `node`'s tested rows (see [`tested_rows`]) and their gradients.
-    fn tested(&self, node: usize, sample: Option<(u64, u64)>) -> Result<(Vec<u32>, &[f64], &[f64])> {
+    fn tested(
+        &self,
+        node: usize,
+        sample: Option<(u64, u64)>,
+    ) -> Result<(Vec<u32>, &[f64], &[f64])> {
         let (begin, count) = self.segment(node)?;
         let rows = tested_rows(&self.rows[begin..begin + count], sample);
         let (grad, hess) = (self.grad.row(self.output), self.hess.row(self.output));
         Ok((rows, grad.to_slice().unwrap(), hess.to_slice().unwrap()))
     }
 
-    fn bounds(&mut self, node: usize, sample: Option<(u64, u64)>, ranges: &[TestRange]) -> Result<Output> {
+    fn bounds(
+        &mut self,
+        node: usize,
+        sample: Option<(u64, u64)>,
+        ranges: &[TestRange],
+    ) -> Result<Output> {
         let (rows, grad, hess) = self.tested(node, sample)?;
         let stats = NodeStats::of_rows(&rows, grad, hess);
         let tests = self.tests.as_mut().ok_or_else(no_tests)?;
@@ -492,21 +535,23 @@ fn fill_sample<T: Copy + Default + std::ops::AddAssign>(
         Layout::Csc(csc) => {
             for (j, f) in features.clone().enumerate() {
                 let (start, end) = (csc.indptr[f] as usize, csc.indptr[f + 1] as usize);
-                for k in start..end {
-                    let r = csc.indices[k] as u32;
-                    if let Ok(i) = rows.binary_search(&r) {
-                        out[i * width + j] += values[k];
+                for (&r, &v) in csc.indices[start..end].iter().zip(&values[start..end]) {
+                    if let Ok(i) = rows.binary_search(&(r as u32)) {
+                        out[i * width + j] += v;
                     }
                 }
             }
         }
         Layout::Csr(csr) => {
             for (i, &r) in rows.iter().enumerate() {
-                let (start, end) = (csr.indptr[r as usize] as usize, csr.indptr[r as usize + 1] as usize);
-                for k in start..end {
-                    let f = csr.indices[k] as usize;
+                let (start, end) = (
+                    csr.indptr[r as usize] as usize,
+                    csr.indptr[r as usize + 1] as usize,
+                );
+                for (&f, &v) in csr.indices[start..end].iter().zip(&values[start..end]) {
+                    let f = f as usize;
                     if features.contains(&f) {
-                        out[i * width + f - features.start] += values[k];
+                        out[i * width + f - features.start] += v;
                     }
                 }
             }

@@ -44,8 +44,13 @@ impl ShardTests {
     ) -> Result<Self> {
         let d = binned.n_features as u32;
         let len = subsets.first().map_or(0, Vec::len);
-        if subsets.iter().any(|s| s.len() != len || s.iter().any(|&f| f >= d)) {
-            return Err(SbError::InvalidInput("malformed group-testing subsets".into()));
+        if subsets
+            .iter()
+            .any(|s| s.len() != len || s.iter().any(|&f| f >= d))
+        {
+            return Err(SbError::InvalidInput(
+                "malformed group-testing subsets".into(),
+            ));
         }
         let cache = PrefixCache::build(binned, subsets, should_stop)?;
         Ok(ShardTests {
@@ -127,11 +132,17 @@ impl ShardTests {
             .collect();
         let kept = self.kept.take().filter(|(r, _)| r == ranges);
         let per_range: Vec<Vec<HistBin>> = match kept {
-            Some((_, Kept::Wide(values))) if values.iter().all(|v| v.len() == rows.len()) => {
-                values.par_iter().enumerate().map(|(i, v)| histogram(bins[i], v, grads)).collect()
-            }
+            Some((_, Kept::Wide(values))) if values.iter().all(|v| v.len() == rows.len()) => values
+                .par_iter()
+                .enumerate()
+                .map(|(i, v)| histogram(bins[i], v, grads))
+                .collect(),
             Some((_, Kept::Narrow(values))) if values.iter().all(|v| v.len() == rows.len()) => {
-                values.par_iter().enumerate().map(|(i, v)| histogram(bins[i], v, grads)).collect()
+                values
+                    .par_iter()
+                    .enumerate()
+                    .map(|(i, v)| histogram(bins[i], v, grads))
+                    .collect()
             }
             _ if self.cache.is_wide() => {
                 self.each_indexed::<u32, _>(rows, ranges, |i, v| histogram(bins[i], v, grads))
@@ -164,7 +175,11 @@ impl ShardTests {
 }
 
 /// The histogram of `values` in `bins` (none without bins).
-fn histogram<W: SumWord>(bins: Option<PseudoBins>, values: &[W], grads: NodeGradients) -> Vec<HistBin> {
+fn histogram<W: SumWord>(
+    bins: Option<PseudoBins>,
+    values: &[W],
+    grads: NodeGradients,
+) -> Vec<HistBin> {
     let Some(bins) = bins else {
         return Vec::new();
     };

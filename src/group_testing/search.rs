@@ -41,7 +41,8 @@ pub fn pseudo_feature_gain<W: SumWord>(values: &[W], node: &GroupTestNode) -> f6
     let (min, max) = values
         .iter()
         .fold((W::MAX, W::default()), |(a, b), &z| (a.min(z), b.max(z)));
-    let Some(bins) = PseudoBins::new(min.widen(), max.widen(), values.len() as u64, W::SHIFT) else {
+    let Some(bins) = PseudoBins::new(min.widen(), max.widen(), values.len() as u64, W::SHIFT)
+    else {
         return 0.0;
     };
     // The last slot is the (empty) NaN bin the split finder expects.

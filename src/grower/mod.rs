@@ -27,7 +27,9 @@ use crate::split::{
 };
 use crate::tree::{Node, Tree};
 use group_tested::GroupTesting;
-pub(crate) use group_tested::{draw_subsets_over, newly_excluded, node_features, scaled_constraints};
+pub(crate) use group_tested::{
+    draw_subsets_over, newly_excluded, node_features, scaled_constraints,
+};
 pub(crate) use per_node::best_feature;
 pub use per_node::NodeSampling;
 use per_node::PerNode;

@@ -86,7 +86,7 @@ impl Transport for PyTransport {
             let replies = self.exchange.call1(py, (list,)).and_then(|out| {
                 out.bind(py)
                     .try_iter()?
-                    .map(|r| Ok(r?.cast_into::<PyBytes>()?.as_bytes().to_vec()))
+                    .map(|r| reply_bytes(&r?))
                     .collect::<PyResult<Vec<Vec<u8>>>>()
             });
             replies.map_err(|e| {
@@ -96,6 +96,24 @@ impl Transport for PyTransport {
             })
         })
     }
+}
+
+/// A reply as `bytes` or a 1-D uint8 array (what a Dask actor sends
+/// fastest).
+fn reply_bytes(reply: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(bytes) = reply.cast::<PyBytes>() {
+        return Ok(bytes.as_bytes().to_vec());
+    }
+    let array: PyReadonlyArray1<u8> = reply.extract().map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err(format!(
+            "a shard's reply must be bytes or a uint8 array, got {}",
+            reply.get_type()
+        ))
+    })?;
+    Ok(array
+        .as_slice()
+        .map_err(|_| pyo3::exceptions::PyValueError::new_err("a reply array must be contiguous"))?
+        .to_vec())
 }
 
 /// Fit on `n_shards` shards reached through `exchange` (see
@@ -146,9 +164,18 @@ fn fit_sharded<'py>(
         d.set_item("bytes_received", c.bytes_received)?;
         counts.set_item(phase, d)?;
     }
+    let seconds = PyDict::new(py);
+    seconds.set_item("setup", traffic.seconds.setup)?;
+    seconds.set_item("boosting", traffic.seconds.boosting)?;
+    seconds.set_item("waiting", traffic.seconds.waiting)?;
+    counts.set_item("seconds", seconds)?;
     counts.set_item("trees", traffic.trees)?;
     counts.set_item("shards", traffic.shards)?;
-    Ok((PyModel::wrap(model), training::history(py, &history)?, counts))
+    Ok((
+        PyModel::wrap(model),
+        training::history(py, &history)?,
+        counts,
+    ))
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
