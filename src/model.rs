@@ -409,7 +409,7 @@ fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
 /// A tree of `n_features` is well formed: every node but the root has
 /// exactly one parent, which comes before it (so prediction ends and
 /// reaches every node), split features are in range and numbers finite.
-fn check_tree(tree: &Tree, n_features: usize) -> std::result::Result<(), String> {
+pub(crate) fn check_tree(tree: &Tree, n_features: usize) -> std::result::Result<(), String> {
     let len = tree.nodes.len();
     if len == 0 {
         return Err("a tree needs a node".into());

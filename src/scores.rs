@@ -69,7 +69,12 @@ pub(crate) fn update_scores(
 /// The output of `grown`'s tree for every row of the data it was grown on,
 /// in-sample or not (a forest's out-of-bag rows).
 pub(crate) fn tree_values(grown: &GrownTree, binned: &BinnedData) -> Vec<f64> {
-    let router = BinnedTree::new(&grown.tree, &binned.mappers, 1, |v| v);
+    tree_outputs(&grown.tree, binned)
+}
+
+/// The output of `tree` for every row of `binned`.
+pub(crate) fn tree_outputs(tree: &Tree, binned: &BinnedData) -> Vec<f64> {
+    let router = BinnedTree::new(tree, &binned.mappers, 1, |v| v);
     let mut values = vec![0.0; binned.n_rows];
     values
         .par_chunks_mut(ROW_BLOCK)

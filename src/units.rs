@@ -72,6 +72,16 @@ impl Units {
         ldexp(value, self.target_exponent)
     }
 
+    /// A raw score in the user's units back in the fit's.
+    pub fn from_output(&self, value: f64) -> f64 {
+        ldexp(value, -self.target_exponent)
+    }
+
+    /// A mean loss in the user's units back in the fit's.
+    pub fn from_loss(&self, value: f64) -> f64 {
+        ldexp(value, -2 * self.target_exponent)
+    }
+
     /// A mean loss in the user's units (weights cancel in a weighted mean).
     pub fn loss(&self, value: f64) -> f64 {
         ldexp(value, 2 * self.target_exponent)

@@ -3,13 +3,17 @@
 //! whatever else varies (threads), find the planted features, and survive
 //! empty shards.
 
+use sparseboost::distributed::Transport;
 use sparseboost::distributed::{fit_sharded, InProcess, Shard, Traffic};
 use sparseboost::feature_sampling::FeatureCount;
 use sparseboost::interrupt::never;
 use sparseboost::matrix::FeatureMatrix;
 use sparseboost::params::SplitSearch;
 use sparseboost::rng::Rng;
-use sparseboost::{fit_with, BoosterParams, Model, ObjectiveKind, PenaltyKind, TrainingData};
+use sparseboost::trainer::EvalSet;
+use sparseboost::{
+    fit_with, BoosterParams, Model, ObjectiveKind, PenaltyKind, SbError, TrainingData,
+};
 
 struct Problem {
     x: Vec<f64>,
@@ -93,8 +97,27 @@ fn params(objective: ObjectiveKind) -> BoosterParams {
 }
 
 /// Shards of `p` ending at `bounds` (row counts, ascending, last = n; on
-/// query boundaries for ranking).
+/// query boundaries for ranking), fitted through the in-process transport.
 fn sharded(p: &Problem, params: &BoosterParams, bounds: &[usize]) -> (Model, Traffic) {
+    let mut transport = InProcess::new(shards(p, params, bounds), &never);
+    let (model, _, traffic) = fit_sharded(
+        params,
+        &mut transport,
+        &[],
+        None,
+        &mut None,
+        &never,
+        &mut |_| true,
+    )
+    .unwrap();
+    (model, traffic)
+}
+
+fn shards<'a>(
+    p: &'a Problem,
+    params: &BoosterParams,
+    bounds: &[usize],
+) -> Vec<(FeatureMatrix<'a>, Shard)> {
     let mut shards = Vec::new();
     let mut start = 0;
     let mut query = 0;
@@ -124,10 +147,7 @@ fn sharded(p: &Problem, params: &BoosterParams, bounds: &[usize]) -> (Model, Tra
         shards.push((x, shard));
         start = end;
     }
-    let mut transport = InProcess::new(shards, &never);
-    let (model, _, traffic) =
-        fit_sharded(params, &mut transport, &[], &never, &mut |_| true).unwrap();
-    (model, traffic)
+    shards
 }
 
 fn single(p: &Problem, params: &BoosterParams) -> Model {
@@ -299,8 +319,16 @@ fn float32_and_sparse_shards_are_the_single_machine_fit_bit_for_bit() {
         for x in [FeatureMatrix::dense_f32(&x32, p.n, p.d), sparse] {
             let shard = Shard::new(params.clone(), p.n, p.d, p.y.clone(), p.w.clone(), None);
             let mut transport = InProcess::new(vec![(x, shard.unwrap())], &never);
-            let (model, _, _) =
-                fit_sharded(&params, &mut transport, &[], &never, &mut |_| true).unwrap();
+            let (model, _, _) = fit_sharded(
+                &params,
+                &mut transport,
+                &[],
+                None,
+                &mut None,
+                &never,
+                &mut |_| true,
+            )
+            .unwrap();
             let data = TrainingData {
                 x,
                 y: &p.y,
@@ -311,6 +339,120 @@ fn float32_and_sparse_shards_are_the_single_machine_fit_bit_for_bit() {
                 .unwrap()
                 .0;
             assert_eq!(model.to_json(), whole.to_json(), "{search:?}");
+        }
+    }
+}
+
+/// Shards that stop answering after `left` more exchanges (a lost worker).
+struct Failing<'a> {
+    inner: InProcess<'a>,
+    left: usize,
+}
+
+impl Transport for Failing<'_> {
+    fn n_shards(&self) -> usize {
+        self.inner.n_shards()
+    }
+
+    fn exchange(&mut self, requests: Vec<Vec<u8>>) -> sparseboost::Result<Vec<Vec<u8>>> {
+        if self.left == 0 {
+            return Err(SbError::InvalidInput("a worker was lost".into()));
+        }
+        self.left -= 1;
+        self.inner.exchange(requests)
+    }
+}
+
+#[test]
+fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
+    let cases = [
+        (
+            ObjectiveKind::SquaredError,
+            SplitSearch::Exhaustive,
+            PenaltyKind::Gbfs,
+        ),
+        (
+            ObjectiveKind::MultiLogloss,
+            SplitSearch::GroupTesting,
+            PenaltyKind::Agbm,
+        ),
+        (
+            ObjectiveKind::LambdaRank,
+            SplitSearch::Exhaustive,
+            PenaltyKind::None,
+        ),
+    ];
+    for (objective, search, penalty) in cases {
+        let p = problem(500, 20, objective, 11);
+        let v = problem(200, 20, objective, 12);
+        let params = BoosterParams {
+            split_search: search,
+            gt_n_features: 3,
+            penalty,
+            mu: 0.05,
+            mu_relative: penalty != PenaltyKind::None,
+            ..params(objective)
+        };
+        let bounds = [p.groups.as_ref().map_or(240, |g| g[..30].iter().sum()), p.n];
+        let eval = [EvalSet {
+            x: FeatureMatrix::dense(&v.x, v.n, v.d),
+            y: &v.y,
+            weights: v.w.as_deref(),
+            group_sizes: v.groups.as_deref(),
+            task: None,
+        }];
+        let whole = {
+            let mut t = InProcess::new(shards(&p, &params, &bounds), &never);
+            fit_sharded(&params, &mut t, &eval, None, &mut None, &never, &mut |_| {
+                true
+            })
+            .unwrap()
+        };
+        let what = format!("{objective:?} {search:?} {penalty:?}");
+        assert!(
+            whole.0.trees.len() >= 4,
+            "{what}: {} trees",
+            whole.0.trees.len()
+        );
+        let (setup, boosting) = (whole.2.setup.round_trips, whole.2.boosting.round_trips);
+        for lost_after in [1, 2, 3].map(|q| setup + q * boosting / 4) {
+            let mut partial = None;
+            let mut t = Failing {
+                inner: InProcess::new(shards(&p, &params, &bounds), &never),
+                left: lost_after,
+            };
+            let failed = fit_sharded(
+                &params,
+                &mut t,
+                &eval,
+                None,
+                &mut partial,
+                &never,
+                &mut |_| true,
+            );
+            assert!(failed.is_err(), "{what}");
+            let Some(partial) = partial else {
+                continue; // lost before a round was complete
+            };
+            assert!(partial.trees.len() < whole.0.trees.len(), "{what}");
+            let mut t = InProcess::new(shards(&p, &params, &bounds), &never);
+            let resumed = fit_sharded(
+                &params,
+                &mut t,
+                &eval,
+                Some(&partial),
+                &mut None,
+                &never,
+                &mut |_| true,
+            )
+            .unwrap();
+            assert_eq!(
+                resumed.0.to_json(),
+                whole.0.to_json(),
+                "{what} lost after {lost_after}"
+            );
+            assert_eq!(resumed.1.values, whole.1.values, "{what}");
+            assert_eq!(resumed.1.mu_max, whole.1.mu_max, "{what}");
         }
     }
 }

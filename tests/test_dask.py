@@ -6,6 +6,7 @@ hang. Every test has a timeout."""
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import signal
@@ -31,6 +32,7 @@ from sparseboost.dask import (  # noqa: E402
     DaskSparseBoostClassifier,
     DaskSparseBoostRanker,
     DaskSparseBoostRegressor,
+    ShardLostError,
 )
 
 pytestmark = pytest.mark.timeout(180)
@@ -232,11 +234,34 @@ def test_a_killed_worker_is_an_error_within_60_seconds_and_the_cluster_stays_usa
             if report.round == 1:
                 os.kill(pid, signal.SIGKILL)
 
-        est = DaskSparseBoostRegressor(client=client, n_estimators=500, callbacks=[kill])
+        params = dict(n_estimators=40, random_state=0, mu=0.001)
+        est = DaskSparseBoostRegressor(client=client, callbacks=[kill], **params)
         started = time.monotonic()
-        with pytest.raises(RuntimeError, match="lost"):
+        with pytest.raises(ShardLostError, match="lost") as lost:
             est.fit(dX, dy)
         assert time.monotonic() - started < 60
+        # The rounds completed before the loss come back, as a local model.
+        partial = lost.value.partial
+        assert isinstance(partial, SparseBoostRegressor) and 1 <= partial.n_trees_ < 40
         client.wait_for_workers(2, timeout=60)
-        again = DaskSparseBoostRegressor(client=client, n_estimators=5, random_state=0)
-        assert again.fit(dX, dy).n_trees_ == 5
+        resumed = DaskSparseBoostRegressor(client=client, **params)
+        resumed.fit(dX, dy, init_model=partial)
+        assert resumed.n_trees_ == 40
+        trees = json.loads(resumed.to_local()._model.to_json())["trees"]
+        assert trees[: partial.n_trees_] == json.loads(partial._model.to_json())["trees"]
+
+
+def test_a_resumed_fit_is_the_uninterrupted_fit(client):
+    X, y, _ = _problem("multiclass", n=900, d=12, seed=7)
+    dX, dy = da.from_array(X, chunks=(300, X.shape[1])), da.from_array(y, chunks=300)
+    params = dict(_PARAMS, n_estimators=10, split_search="group_testing", gt_n_features=3)
+    whole = DaskSparseBoostClassifier(client=client, **params).fit(dX, dy)
+    # A failed fit's completed rounds: those of a fit of 4 rounds.
+    short = DaskSparseBoostClassifier(client=client, **dict(params, n_estimators=4))
+    partial = short.fit(dX, dy).to_local()
+    assert 0 < partial.n_trees_ < whole.n_trees_
+    resumed = DaskSparseBoostClassifier(client=client, **params).fit(dX, dy, init_model=partial)
+    assert resumed._model.to_json() == whole._model.to_json()
+    with pytest.raises(ValueError, match="features"):
+        other = DaskSparseBoostClassifier(client=client, **params)
+        other.fit(dX[:, :5], dy, init_model=partial)

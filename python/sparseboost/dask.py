@@ -40,7 +40,12 @@ from ._validation import check_labels_sortable
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 from .ranker import SparseBoostRanker
 
-__all__ = ["DaskSparseBoostClassifier", "DaskSparseBoostRanker", "DaskSparseBoostRegressor"]
+__all__ = [
+    "DaskSparseBoostClassifier",
+    "DaskSparseBoostRanker",
+    "DaskSparseBoostRegressor",
+    "ShardLostError",
+]
 
 # How often a reply that has not come is checked on: is its worker alive?
 _POLL_SECONDS = 1.0
@@ -190,10 +195,23 @@ class _DaskExchange:
                 )
 
 
+class ShardLostError(RuntimeError):
+    """A Dask worker holding a shard was lost during ``fit``.
+
+    ``partial`` is the single-machine estimator of the rounds completed
+    before the loss (None if no round was), and ``fit(..., init_model=partial)``
+    resumes from them: the new actors add its trees to their scores, Ω and
+    the evaluation history are replayed, and boosting goes on from the next
+    round, as the fit would have (bit for bit on the same shards)."""
+
+    partial = None
+
+
 def _lost(worker, i):
-    return RuntimeError(
+    return ShardLostError(
         f"the Dask worker {worker} holding shard {i} was lost during the fit; the cluster "
-        "is still usable: fit again (Dask recomputes or reloads the lost worker's rows)"
+        "is still usable: fit again (Dask recomputes or reloads the lost worker's rows), "
+        "with init_model=error.partial to resume from the rounds already grown"
     )
 
 
@@ -211,7 +229,9 @@ class _DaskFit:
     def _get_param_names(cls):
         return sorted(set(cls._local_class._get_param_names()) | {"client", "timeout"})
 
-    def _dask_fit(self, X, y, sample_weight, group, eval_set, eval_sample_weight, eval_group):
+    def _dask_fit(
+        self, X, y, sample_weight, group, eval_set, eval_sample_weight, eval_group, init_model
+    ):
         from distributed import default_client, wait
 
         _training.check_early_stopping(self)
@@ -249,6 +269,7 @@ class _DaskFit:
                 "early_stopping_rounds on Dask needs an eval_set: no rows are held out of "
                 "the shards"
             )
+        init = self._check_init(init_model)
         parts = [X, y] if w is None else [X, y, w]
         parts = client.persist(parts)
         wait(parts)
@@ -281,8 +302,17 @@ class _DaskFit:
             callback = _training.round_callback(self, set_names, _core.eval_metric_names(params))
             exchange = _DaskExchange(client, actors, workers, self.timeout)
             self._model, history, self.traffic_ = _core.fit_sharded(
-                params, exchange, len(actors), d, eval_sets=evals, callback=callback
+                params,
+                exchange,
+                len(actors),
+                d,
+                eval_sets=evals,
+                callback=callback,
+                init_model=init,
             )
+        except ShardLostError as e:
+            e.partial = self._partial(getattr(e, "partial_model", None))
+            raise
         finally:
             client.cancel(futures)
         _training.set_history(self, history, set_names)
@@ -300,6 +330,37 @@ class _DaskFit:
 
     def _encode_dask_target(self, y):
         return y.astype(np.float64)
+
+    def _check_init(self, init_model):
+        """The engine model to resume from: ``init_model``'s, which must
+        be a fitted estimator of this kind on X's columns (and classes)."""
+        if init_model is None:
+            return None
+        if not isinstance(init_model, self._local_class) or not hasattr(init_model, "_model"):
+            raise TypeError(
+                f"init_model must be a fitted {self._local_class.__name__} (such as "
+                f"ShardLostError.partial), got {type(init_model).__name__}"
+            )
+        if init_model.n_features_in_ != self.n_features_in_:
+            raise ValueError(
+                f"init_model has {init_model.n_features_in_} features, X has {self.n_features_in_}"
+            )
+        if not np.array_equal(getattr(init_model, "classes_", []), getattr(self, "classes_", [])):
+            raise ValueError("init_model was fitted on other classes")
+        return init_model._model
+
+    def _partial(self, model):
+        """The single-machine estimator of a failed fit's completed rounds."""
+        if model is None:
+            return None
+        local = self._local_class(
+            **{k: v for k, v in self.get_params().items() if k not in ("client", "timeout")}
+        )
+        for name, value in vars(self).items():
+            if name.endswith("_") and not name.startswith("__") and name != "traffic_":
+                setattr(local, name, value)
+        local._model = model
+        return local
 
     def to_local(self):
         """The fitted model as the single-machine estimator (same parameters
@@ -361,10 +422,15 @@ class DaskSparseBoostRegressor(_DaskFit, SparseBoostRegressor):
 
     _local_class = SparseBoostRegressor
 
-    def fit(self, X, y, sample_weight=None, *, eval_set=None, eval_sample_weight=None):
+    def fit(
+        self, X, y, sample_weight=None, *, eval_set=None, eval_sample_weight=None, init_model=None
+    ):
         """Fit on a Dask ``X`` (rows chunked) and ``y``; ``eval_set`` is
-        held and scored on the client."""
-        return self._dask_fit(X, y, sample_weight, None, eval_set, eval_sample_weight, None)
+        held and scored on the client; ``init_model`` resumes a failed fit
+        (see :class:`ShardLostError`)."""
+        return self._dask_fit(
+            X, y, sample_weight, None, eval_set, eval_sample_weight, None, init_model
+        )
 
 
 class DaskSparseBoostClassifier(_DaskFit, SparseBoostClassifier):
@@ -373,9 +439,13 @@ class DaskSparseBoostClassifier(_DaskFit, SparseBoostClassifier):
 
     _local_class = SparseBoostClassifier
 
-    def fit(self, X, y, sample_weight=None, *, eval_set=None, eval_sample_weight=None):
+    def fit(
+        self, X, y, sample_weight=None, *, eval_set=None, eval_sample_weight=None, init_model=None
+    ):
         """Fit on a Dask ``X`` (rows chunked) and class labels ``y``."""
-        return self._dask_fit(X, y, sample_weight, None, eval_set, eval_sample_weight, None)
+        return self._dask_fit(
+            X, y, sample_weight, None, eval_set, eval_sample_weight, None, init_model
+        )
 
     def _encode_dask_target(self, y):
         import dask.array as da
@@ -414,7 +484,10 @@ class DaskSparseBoostRanker(_DaskFit, SparseBoostRanker):
         eval_set=None,
         eval_group=None,
         eval_sample_weight=None,
+        init_model=None,
     ):
         """Fit on a Dask ``X``, relevance labels ``y`` and ``group`` (the
         query sizes, a NumPy array here on the client)."""
-        return self._dask_fit(X, y, sample_weight, group, eval_set, eval_sample_weight, eval_group)
+        return self._dask_fit(
+            X, y, sample_weight, group, eval_set, eval_sample_weight, eval_group, init_model
+        )

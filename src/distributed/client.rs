@@ -46,12 +46,21 @@ use std::time::Instant;
 /// shard order is row order). `evals` are held by the client. Returns the
 /// model, its evaluation history and what moved.
 ///
+/// `init`: a model of rounds grown before (by a fit with the same
+/// parameters on the same rows, which failed): its trees are added to the
+/// shards' scores, Ω and the evaluation history are replayed from them, and
+/// boosting goes on from the next round, as the fit would have. When a fit
+/// fails during boosting, `partial` receives the model of the rounds it
+/// completed (if any), to resume from.
+///
 /// Row subsampling is not distributed yet: asking for it is an error.
 /// `split_search="auto"` searches exhaustively.
 pub fn fit_sharded(
     params: &BoosterParams,
     transport: &mut dyn Transport,
     evals: &[EvalSet],
+    init: Option<&Model>,
+    partial: &mut Option<Model>,
     should_stop: &ShouldStop,
     observer: &mut Observer,
 ) -> Result<(Model, History, Traffic)> {
@@ -77,7 +86,15 @@ pub fn fit_sharded(
         pending: Vec::new(),
     };
     threads::install_own(params.n_threads, || {
-        run(params, &mut channel, evals, should_stop, observer)
+        run(
+            params,
+            &mut channel,
+            evals,
+            init,
+            partial,
+            should_stop,
+            observer,
+        )
     })?
 }
 
@@ -272,6 +289,8 @@ fn run(
     params: &BoosterParams,
     channel: &mut Channel,
     evals: &[EvalSet],
+    init: Option<&Model>,
+    partial: &mut Option<Model>,
     should_stop: &ShouldStop,
     observer: &mut Observer,
 ) -> Result<(Model, History, Traffic)> {
@@ -312,11 +331,28 @@ fn run(
     }
     let units = Units::for_data(params.objective, &pooled.y, weights);
     let (y, w) = (units.targets(&pooled.y), units.weights(weights));
-    let base = objective.init_scores(&Targets {
+    let mut base = objective.init_scores(&Targets {
         y: &y,
         weights: w.as_deref(),
         queries: queries.as_deref(),
     });
+    if let Some(init) = init {
+        if init.n_features != d || init.n_outputs != base.len() {
+            return Err(SbError::InvalidInput(format!(
+                "init_model has {} features and {} outputs; this fit has {d} and {}",
+                init.n_features,
+                init.n_outputs,
+                base.len()
+            )));
+        }
+        // The resumed fit keeps its base score (shards in another order
+        // would sum the targets to one a last bit apart).
+        base = init
+            .base_score
+            .iter()
+            .map(|&b| units.from_output(b))
+            .collect();
+    }
     let (mappers, splittable) = pooled_binning(channel, params, &pooled, should_stop)?;
     channel.all(vec![Op::Setup {
         splittable: splittable.clone(),
@@ -352,7 +388,7 @@ fn run(
         DynamicWeights::new(Fading::Boosting, params.reweight_rate, m, d)
     });
     let mut tests = None;
-    let mut group_testing = None;
+    let mut cache_bytes = 0;
     if params.split_search == SplitSearch::GroupTesting {
         let t = ClientTests::new(params, &splittable, n)?;
         let replies = channel.all(vec![t.request()])?;
@@ -360,7 +396,7 @@ fn run(
             Output::CacheBytes(b) => Some(*b as usize),
             _ => None,
         })?;
-        group_testing = Some((t.n_subsets(), bytes.iter().sum()));
+        cache_bytes = bytes.iter().sum();
         tests = Some(t);
     }
     let mut grower = ShardedGrower {
@@ -373,102 +409,162 @@ fn run(
     };
     let k = objective.n_outputs();
     let jobs: Vec<Job> = (0..k).map(|o| Job::of_model(0, o, 0)).collect();
+    if init.is_some() && dynamic.is_some() {
+        return Err(SbError::InvalidParameter(
+            "a fit with feature_sampling='dynamic' cannot be resumed (its weights come from \
+             root scales a model does not keep)"
+                .into(),
+        ));
+    }
+    // Job j's features in a round: the stream of the single-machine fit's
+    // tree sample (which draws no rows without subsampling).
+    let features = |round: usize, j: usize, selection: &Selection, weights: Option<&[f64]>| {
+        let mut rng = job_rng(params.seed, round, j);
+        let all: Vec<usize> = (0..d).collect();
+        let mut features = draw(&mut rng, &all, params.colsample_bytree.of(d), weights);
+        features.retain(|&f| splittable[f] && selection.allows(0, f));
+        features
+    };
+    // μ_max from the first round's roots, at the base scores (before the
+    // trees of a resumed fit are added).
+    channel.pending.push(Op::Gradients);
+    if selection.has_one_mu() {
+        let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
+        let mut m = 0.0_f64;
+        for j in 0..k {
+            let f = features(0, j, &selection, weights.as_deref());
+            let (scale, candidates) = grower.root_candidates(channel, j, &f)?;
+            m = m.max(mu_max::of_root(
+                &selection,
+                internal.min_gain,
+                scale,
+                &candidates,
+            ));
+        }
+        if params.mu_relative {
+            selection.resolve_relative_mu(m);
+        }
+        history.mu_max = Some(mu_max::in_user_units(m, params, &units));
+    }
     let mut trees_after = Vec::new();
     let mut since_best = 0;
-    for round in 0..params.n_estimators {
-        interrupt::check(should_stop)?;
-        channel.pending.push(Op::Gradients);
-        let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
-        // Job j's features in this round: the stream of the single-machine
-        // fit's tree sample (which draws no rows without subsampling).
-        let features = |j: usize, selection: &Selection| {
-            let mut rng = job_rng(params.seed, round, j);
-            let all: Vec<usize> = (0..d).collect();
-            let mut features = draw(
-                &mut rng,
-                &all,
-                params.colsample_bytree.of(d),
-                weights.as_deref(),
+    let mut start = 0;
+    if let Some(init) = init {
+        let rounds = resumed_rounds(init, &units);
+        channel.pending.push(Op::AddTrees {
+            trees: rounds.iter().flatten().map(|(t, _)| t.clone()).collect(),
+        });
+        for (round, trees) in rounds.into_iter().enumerate() {
+            let loss = trees.last().map(|(_, l)| *l);
+            let mut round_trees = Vec::new();
+            for (tree, _) in trees {
+                let mut view = selection.view(0);
+                for node in split_order(&tree) {
+                    view.commit(node.feature as usize);
+                }
+                round_trees.push((jobs[tree.output as usize], tree.clone(), 0.0));
+                model.push(GrownTree {
+                    tree,
+                    rows: Vec::new(),
+                    leaves: Vec::new(),
+                    root_scale: 0.0,
+                })?;
+            }
+            model.record_loss(|| loss.unwrap_or(f64::NAN))?;
+            for eval in &mut evals {
+                eval.add_round(&round_trees, &units);
+            }
+            history.rounds = round + 1;
+            trees_after.push(model.n_trees());
+            let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(&metrics)).collect();
+            record_evaluation(
+                &mut history,
+                &eval,
+                &metrics,
+                round,
+                &mut since_best,
+                params,
             );
-            features.retain(|&f| splittable[f] && selection.allows(0, f));
-            features
-        };
-        if round == 0 && selection.has_one_mu() {
-            let mut m = 0.0_f64;
-            for j in 0..k {
-                let f = features(j, &selection);
-                let (scale, candidates) = grower.root_candidates(channel, j, &f)?;
-                m = m.max(mu_max::of_root(
-                    &selection,
-                    internal.min_gain,
-                    scale,
-                    &candidates,
-                ));
-            }
-            if params.mu_relative {
-                selection.resolve_relative_mu(m);
-            }
-            history.mu_max = Some(mu_max::in_user_units(m, params, &units));
+            start = round + 1;
         }
-        let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
-        for (j, job) in jobs.iter().enumerate() {
+    }
+    // The rounds; on an error, the rounds completed go to `partial`.
+    let boosted = (|| -> Result<()> {
+        for round in start..params.n_estimators {
             interrupt::check(should_stop)?;
-            let f = features(j, &selection);
-            let (mut tree, root_scale) = grower.grow(channel, j, &f, &mut selection.view(0))?;
-            if tree.nodes.len() == 1 {
-                continue;
+            if round > 0 {
+                channel.pending.push(Op::Gradients);
             }
-            tree.output = j as u32;
-            channel.traffic.trees += 1;
-            let leaves = tree.nodes.iter().enumerate().filter(|(_, n)| n.is_leaf);
-            channel.pending.push(Op::AddLeaves {
-                output: j as u32,
-                leaves: leaves.map(|(i, n)| (i as u32, n.value)).collect(),
-            });
-            round_trees.push((*job, tree.clone(), root_scale));
-            model.push(GrownTree {
-                tree,
-                rows: Vec::new(),
-                leaves: Vec::new(),
-                root_scale,
+            let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
+            let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
+            for (j, job) in jobs.iter().enumerate() {
+                interrupt::check(should_stop)?;
+                let f = features(round, j, &selection, weights.as_deref());
+                let (mut tree, root_scale) = grower.grow(channel, j, &f, &mut selection.view(0))?;
+                if tree.nodes.len() == 1 {
+                    continue;
+                }
+                tree.output = j as u32;
+                channel.traffic.trees += 1;
+                let leaves = tree.nodes.iter().enumerate().filter(|(_, n)| n.is_leaf);
+                channel.pending.push(Op::AddLeaves {
+                    output: j as u32,
+                    leaves: leaves.map(|(i, n)| (i as u32, n.value)).collect(),
+                });
+                round_trees.push((*job, tree.clone(), root_scale));
+                model.push(GrownTree {
+                    tree,
+                    rows: Vec::new(),
+                    leaves: Vec::new(),
+                    root_scale,
+                })?;
+            }
+            if round_trees.is_empty() {
+                return Ok(());
+            }
+            let replies = channel.all(vec![Op::Loss])?;
+            let losses = outputs(&replies, 0, "a loss", |o| match o {
+                Output::Loss { mean, mass } => Some((*mean, *mass)),
+                _ => None,
             })?;
+            model.record_loss(|| pooled_loss(&losses))?;
+            for eval in &mut evals {
+                eval.add_round(&round_trees, &units);
+            }
+            if let Some(dynamic) = &mut dynamic {
+                dynamic.observe(round_trees.iter().map(|(_, tree, root)| (tree, *root)));
+            }
+            history.rounds = round + 1;
+            trees_after.push(model.n_trees());
+            let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(&metrics)).collect();
+            let stop = record_evaluation(
+                &mut history,
+                &eval,
+                &metrics,
+                round,
+                &mut since_best,
+                params,
+            );
+            let report = RoundReport {
+                round,
+                train_loss: model.last_loss().map_or(f64::NAN, |l| units.loss(l)),
+                eval,
+                n_features: selection.omega().used_in_order().len(),
+                elapsed: started.elapsed().as_secs_f64(),
+            };
+            if !observer(&report) || stop {
+                return Ok(());
+            }
         }
-        if round_trees.is_empty() {
-            break;
+        Ok(())
+    })();
+    let group_testing = grower.tests.as_ref().map(|t| (t.n_subsets(), cache_bytes));
+    if let Err(e) = boosted {
+        if let Some(&done) = trees_after.last() {
+            model.truncate(done);
+            *partial = model.finish(group_testing, &units).ok();
         }
-        let replies = channel.all(vec![Op::Loss])?;
-        let losses = outputs(&replies, 0, "a loss", |o| match o {
-            Output::Loss { mean, mass } => Some((*mean, *mass)),
-            _ => None,
-        })?;
-        model.record_loss(|| pooled_loss(&losses))?;
-        for eval in &mut evals {
-            eval.add_round(&round_trees, &units);
-        }
-        if let Some(dynamic) = &mut dynamic {
-            dynamic.observe(round_trees.iter().map(|(_, tree, root)| (tree, *root)));
-        }
-        history.rounds = round + 1;
-        trees_after.push(model.n_trees());
-        let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(&metrics)).collect();
-        let stop = record_evaluation(
-            &mut history,
-            &eval,
-            &metrics,
-            round,
-            &mut since_best,
-            params,
-        );
-        let report = RoundReport {
-            round,
-            train_loss: model.last_loss().map_or(f64::NAN, |l| units.loss(l)),
-            eval,
-            n_features: selection.omega().used_in_order().len(),
-            elapsed: started.elapsed().as_secs_f64(),
-        };
-        if !observer(&report) || stop {
-            break;
-        }
+        return Err(e);
     }
     if params.early_stopping_rounds.is_some() {
         if let Some((best, _)) = history.best {
@@ -481,6 +577,38 @@ fn run(
     let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
     model.feature_weights = sampling_probabilities(weights, d);
     Ok((model, history, channel.traffic))
+}
+
+/// A resumed fit's rounds: `init`'s trees in the fit's units with their
+/// training losses, grouped into rounds (a round's trees have increasing
+/// outputs).
+fn resumed_rounds(init: &Model, units: &Units) -> Vec<Vec<(Tree, f64)>> {
+    let mut rounds: Vec<Vec<(Tree, f64)>> = Vec::new();
+    let mut last_output = None;
+    for (t, tree) in init.trees.iter().enumerate() {
+        let mut tree = tree.clone();
+        for node in &mut tree.nodes {
+            node.value = units.from_output(node.value);
+        }
+        let loss = init
+            .train_loss
+            .get(t)
+            .map_or(f64::NAN, |&l| units.from_loss(l));
+        if last_output.is_none_or(|o| tree.output <= o) {
+            rounds.push(Vec::new());
+        }
+        last_output = Some(tree.output);
+        rounds.last_mut().expect("a round").push((tree, loss));
+    }
+    rounds
+}
+
+/// A tree's internal nodes in the order their splits were made (each
+/// split appends its two children, so by their children's positions).
+fn split_order(tree: &Tree) -> Vec<&crate::tree::Node> {
+    let mut internal: Vec<&crate::tree::Node> = tree.nodes.iter().filter(|n| !n.is_leaf).collect();
+    internal.sort_by_key(|n| n.left);
+    internal
 }
 
 /// The mean loss over all shards: one shard's own mean, else the means

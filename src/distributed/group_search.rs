@@ -2,16 +2,15 @@
 //! same subsets, halvings and choices as the single-machine search
 //! (`crate::group_testing::search`), level-synchronously.
 //!
-//! A node's tests advance every subset's binary search `LOOKAHEAD` halvings
-//! per block. For each subset the client asks for every range the next
-//! `LOOKAHEAD` halvings could reach (both halves at each level: 2^(L+1) − 2
-//! ranges), in two round trips: the pseudo-features' bounds, pooled to set
+//! A node's tests advance every subset's binary search L halvings per
+//! block (L from [`MAX_BLOCKS`]). For each subset the client asks for every
+//! range the next L halvings could reach (both halves at each level:
+//! 2^(L+1) − 2 ranges), in two round trips: the pseudo-features' bounds, pooled to set
 //! bin edges every shard shares (the single machine bins each
 //! pseudo-feature from its minimum to its maximum over the node's rows, so
 //! pooled bounds give one shard the same bins), then their histograms. The
 //! client adds these up, scores each range as the single machine does, and
-//! walks each subset down `LOOKAHEAD` levels. A search of L positions takes
-//! ⌈log₂ L / LOOKAHEAD⌉ blocks.
+//! walks each subset down L levels.
 
 use super::channel::{outputs, protocol_error, summed_histogram, Channel};
 use super::protocol::{Op, Output};
@@ -23,10 +22,12 @@ use crate::params::BoosterParams;
 use crate::split::{NodeStats, SplitConstraints};
 use std::collections::HashMap;
 
-/// Halvings per block of a node's tests: 3 takes 2 round trips per 3
-/// halvings and asks for 14 ranges per subset where a sequential search
-/// tests 6 (see docs/distributed.md for the measured trade-off).
-pub const LOOKAHEAD: usize = 3;
+/// Blocks of a node's tests: a search of h halvings looks ⌈h / 4⌉ halvings
+/// ahead per block, so a tested node costs at most 2 · 4 + 1 round trips,
+/// with the fewest ranges per subset that allows (a block of L halvings
+/// asks for 2^(L+1) − 2 ranges, where a sequential search tests 2L). See
+/// docs/distributed.md for the measured trade-off.
+pub const MAX_BLOCKS: usize = 4;
 
 /// The client's group-testing state of a fit.
 pub(super) struct ClientTests {
@@ -36,14 +37,19 @@ pub(super) struct ClientTests {
     n_excluded: usize,
     closed: bool,
     max_rows: Option<usize>,
+    /// Halvings per block.
+    lookahead: usize,
 }
 
 impl ClientTests {
     /// The subsets of a fit of `n_rows` rows (drawn as the single machine
     /// draws them); the shards build their caches from `request()`.
     pub(super) fn new(params: &BoosterParams, splittable: &[bool], n_rows: usize) -> Result<Self> {
+        let subsets = draw_subsets_over(splittable, n_rows, params)?;
+        let len = subsets.first().map_or(0, Vec::len) as u32;
         Ok(ClientTests {
-            subsets: draw_subsets_over(splittable, n_rows, params)?,
+            lookahead: halvings(0, len).div_ceil(MAX_BLOCKS).max(1),
+            subsets,
             allowed: vec![false; splittable.len()],
             n_excluded: 0,
             closed: false,
@@ -112,7 +118,7 @@ impl ClientTests {
         loop {
             let mut ranges = Vec::new();
             for (g, &(lo, hi)) in searches.iter().enumerate() {
-                plan(g as u32, lo, hi, LOOKAHEAD, &mut ranges);
+                plan(g as u32, lo, hi, self.lookahead, &mut ranges);
             }
             if ranges.is_empty() {
                 break;
@@ -181,7 +187,7 @@ impl ClientTests {
                 gains.insert(*range, gain);
             }
             for (g, search) in searches.iter_mut().enumerate() {
-                *search = walk(g as u32, *search, &gains)?;
+                *search = walk(g as u32, *search, self.lookahead, &gains)?;
             }
         }
         let mut found: Vec<usize> = searches
@@ -210,15 +216,25 @@ fn plan(g: u32, lo: u32, hi: u32, depth: usize, ranges: &mut Vec<(u32, u32, u32)
     plan(g, mid, hi, depth - 1, ranges);
 }
 
-/// Subset `g`'s search from `lo..hi` after up to [`LOOKAHEAD`] halvings,
-/// each keeping the half whose pseudo-feature splits better (the left one
-/// on ties), as the single-machine search does.
+/// The most halvings a search of `lo..hi` takes.
+fn halvings(lo: u32, hi: u32) -> usize {
+    if hi - lo <= 1 {
+        return 0;
+    }
+    let mid = cut(lo as usize, hi as usize) as u32;
+    1 + halvings(lo, mid).max(halvings(mid, hi))
+}
+
+/// Subset `g`'s search from `lo..hi` after up to `depth` halvings, each
+/// keeping the half whose pseudo-feature splits better (the left one on
+/// ties), as the single-machine search does.
 fn walk(
     g: u32,
     (mut lo, mut hi): (u32, u32),
+    depth: usize,
     gains: &HashMap<(u32, u32, u32), f64>,
 ) -> Result<(u32, u32)> {
-    for _ in 0..LOOKAHEAD {
+    for _ in 0..depth {
         if hi - lo <= 1 {
             break;
         }

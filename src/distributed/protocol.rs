@@ -11,6 +11,7 @@
 use super::packed::PackedBins;
 use crate::binning::BinMapper;
 use crate::error::{Result, SbError};
+use crate::tree::Tree;
 use crate::units::Units;
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +70,9 @@ pub enum Op {
     },
     /// Reply [`Output::Loss`].
     Loss,
+    /// Add these trees (the fit's units), in order, to the scores of every
+    /// row: a fit resumed from trees grown before.
+    AddTrees { trees: Vec<Tree> },
     /// Build the group-testing cache of these subsets over the shard's
     /// rows; reply [`Output::CacheBytes`].
     GroupTests { subsets: Vec<Vec<u32>> },

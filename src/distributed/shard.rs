@@ -18,9 +18,11 @@ use crate::grower::{row_scale_sum, NodeBuffers};
 use crate::histogram::{HistBin, HistLayout, Histogram};
 use crate::interrupt::ShouldStop;
 use crate::matrix::{FeatureMatrix, Layout, Values};
+use crate::model::check_tree;
 use crate::objective::{objective_for, Objective, Targets};
 use crate::params::BoosterParams;
 use crate::partition::partition_segment;
+use crate::scores::tree_outputs;
 use crate::split::NodeStats;
 use crate::threads;
 use ndarray::Array2;
@@ -238,6 +240,21 @@ impl Shard {
             }
             Op::AddLeaves { output, leaves } => {
                 self.fitting()?.add_leaves(output as usize, &leaves)?;
+                return Ok(None);
+            }
+            Op::AddTrees { trees } => {
+                let fit = self.fitting()?;
+                for tree in &trees {
+                    check_tree(tree, fit.binned.n_features).map_err(SbError::InvalidInput)?;
+                    let output = tree.output as usize;
+                    if output >= fit.scores.nrows() {
+                        return Err(SbError::InvalidInput(format!("no output {output}")));
+                    }
+                    let values = tree_outputs(tree, &fit.binned);
+                    for (s, v) in fit.scores.row_mut(output).iter_mut().zip(values) {
+                        *s += v;
+                    }
+                }
                 return Ok(None);
             }
             Op::GroupTests { subsets } => {

@@ -118,10 +118,14 @@ fn reply_bytes(reply: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 
 /// Fit on `n_shards` shards reached through `exchange` (see
 /// [`PyTransport`]), with `params` and evaluation sets of `n_features`
-/// columns held here. Returns `(model, history, traffic)`; releases the
-/// GIL between exchanges, and Ctrl-C stops the fit.
+/// columns held here, resuming from `init_model`'s rounds if given.
+/// Returns `(model, history, traffic)`; releases the GIL between
+/// exchanges, and Ctrl-C stops the fit. An error during boosting carries
+/// the model of the rounds completed as its `partial_model` attribute
+/// (None without one).
 #[pyfunction]
-#[pyo3(signature = (params, exchange, n_shards, n_features, eval_sets=Vec::new(), callback=None))]
+#[pyo3(signature = (params, exchange, n_shards, n_features, eval_sets=Vec::new(), callback=None, init_model=None))]
+#[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
 fn fit_sharded<'py>(
     py: Python<'py>,
     params: &Bound<'py, PyDict>,
@@ -130,6 +134,7 @@ fn fit_sharded<'py>(
     n_features: usize,
     eval_sets: Vec<training::PyEvalSet<'py>>,
     callback: Option<Bound<'py, PyAny>>,
+    init_model: Option<PyRef<'py, PyModel>>,
 ) -> PyResult<(PyModel, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let params = super::params::from_dict(params)?;
     let evals = training::eval_sets(&eval_sets, n_features)?;
@@ -139,6 +144,8 @@ fn fit_sharded<'py>(
         n_shards,
         raised: raised.clone(),
     };
+    let init = init_model.as_ref().map(|m| &m.model);
+    let mut partial = None;
     let result = run_observed(
         py,
         |stop, observer| {
@@ -146,16 +153,28 @@ fn fit_sharded<'py>(
                 &params,
                 &mut transport,
                 &evals,
+                init,
+                &mut partial,
                 &|| stop.load(Ordering::Relaxed),
                 observer,
             )
         },
         callback.as_ref(),
     );
-    if let Some(e) = raised.lock().expect("not poisoned").take() {
-        return Err(e);
-    }
-    let (model, history, traffic) = result?;
+    let raised = raised.lock().expect("not poisoned").take();
+    let (model, history, traffic) = match (result, raised) {
+        (Ok(fitted), None) => fitted,
+        (result, raised) => {
+            let error = match (raised, result) {
+                (Some(e), _) => e,
+                (None, Err(e)) => e,
+                (None, Ok(_)) => unreachable!("an error was raised or returned"),
+            };
+            let partial = partial.map(PyModel::wrap);
+            error.value(py).setattr("partial_model", partial)?;
+            return Err(error);
+        }
+    };
     let counts = PyDict::new(py);
     for (phase, c) in [("setup", traffic.setup), ("boosting", traffic.boosting)] {
         let d = PyDict::new(py);
