@@ -76,6 +76,8 @@ def _per_tree(traffic):
         "bytes_per_tree": (boosting["bytes_sent"] + boosting["bytes_received"]) / trees,
         "setup_bytes": traffic["setup"]["bytes_sent"] + traffic["setup"]["bytes_received"],
         "trees": traffic["trees"],
+        # set-up, boosting, and waiting for the shards (of both), seconds
+        "seconds": traffic["seconds"],
     }
 
 
@@ -129,12 +131,15 @@ def fit_part(args):
                     row[f"{who}_all_seconds"] = ts
                 row["ratio"] = row["dask_seconds"] / row["single_seconds"]
                 results.append(row)
+                sec = row["seconds"]
                 print(
                     f"{n:>7} x {d:<6} {search:<13} single {row['single_seconds']:8.2f} s  "
                     f"dask {row['dask_seconds']:8.2f} s  ratio {row['ratio']:5.2f}  "
                     f"round trips/tree {row['round_trips_per_tree']:6.1f}  "
                     f"MB/tree {row['bytes_per_tree'] / 1e6:9.2f}  "
-                    f"setup MB {row['setup_bytes'] / 1e6:8.1f}",
+                    f"setup MB {row['setup_bytes'] / 1e6:8.1f}  "
+                    f"(last Dask fit: set-up {sec['setup']:.1f} s, "
+                    f"boosting {sec['boosting']:.1f} s, waiting {sec['waiting']:.1f} s)",
                     flush=True,
                 )
             del dX, dy

@@ -397,25 +397,18 @@ pub(crate) fn train(
                 Some(rows) => objective.loss(&pop.targets(), gather(scores.view(), rows).view()),
             })?;
         }
-        for eval in &mut evals {
-            eval.add_round(&round_trees, &units);
-        }
-        if let Some(dynamic) = &mut dynamic {
-            dynamic.observe(round_trees.iter().map(|(_, tree, root)| (tree, *root)));
-        }
-        history.rounds = round + 1;
         for (m, model) in models.iter().enumerate() {
             trees_after[m].push(model.n_trees());
         }
-        let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(&metrics)).collect();
-        let stop = record_evaluation(
-            &mut history,
-            &eval,
-            &metrics,
+        let ended = RoundEnd {
             round,
-            &mut since_best,
+            trees: &round_trees,
+            units: &units,
+            metrics: &metrics,
             params,
-        );
+        };
+        let (eval, stop) =
+            ended.record(&mut evals, dynamic.as_mut(), &mut history, &mut since_best);
         let report = RoundReport {
             round,
             train_loss: mean_train_loss(&models, &populations, &jobs, &units),
@@ -503,10 +496,46 @@ fn gradients(
     }
 }
 
+/// The end of a round, as every boosting loop records it: its trees go to
+/// the evaluation sets' scores and to the dynamic weights, then the
+/// evaluation is recorded.
+pub(crate) struct RoundEnd<'a> {
+    pub round: usize,
+    /// The round's trees, with their jobs and root scales.
+    pub trees: &'a [(Job, Tree, f64)],
+    pub units: &'a Units,
+    pub metrics: &'a [Metric],
+    pub params: &'a BoosterParams,
+}
+
+impl RoundEnd<'_> {
+    /// Score `evals`, feed `dynamic`, record the round in `history`; the
+    /// evaluation `[set][metric]` and whether early stopping ends the fit.
+    pub(crate) fn record(
+        &self,
+        evals: &mut [EvalState],
+        dynamic: Option<&mut DynamicWeights>,
+        history: &mut History,
+        since_best: &mut usize,
+    ) -> (Vec<Vec<f64>>, bool) {
+        for eval in evals.iter_mut() {
+            eval.add_round(self.trees, self.units);
+        }
+        if let Some(dynamic) = dynamic {
+            dynamic.observe(self.trees.iter().map(|(_, tree, root)| (tree, *root)));
+        }
+        history.rounds = self.round + 1;
+        let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(self.metrics)).collect();
+        let round = self.round;
+        let stop = record_evaluation(history, &eval, self.metrics, round, since_best, self.params);
+        (eval, stop)
+    }
+}
+
 /// Append a round's evaluation `eval[s][m]` to `history`, follow the best
 /// round of the last metric of the last set, and say whether early
 /// stopping ends the fit (`since_best` rounds without improvement).
-pub(crate) fn record_evaluation(
+fn record_evaluation(
     history: &mut History,
     eval: &[Vec<f64>],
     metrics: &[Metric],

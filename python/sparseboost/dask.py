@@ -28,6 +28,7 @@ evaluation sets are scored on the client).
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import numpy as np
@@ -58,10 +59,8 @@ class _ShardActor:
     def __init__(self, x_parts, y_parts, w_parts, group, params):
         if any(sp.issparse(p) for p in x_parts):
             X = sp.vstack([sp.csc_matrix(p) for p in x_parts], format="csc")
-        elif x_parts:
-            X = np.concatenate([_float_array(p) for p in x_parts])
         else:
-            X = np.empty((0, 0))
+            X = np.concatenate([_float_array(p) for p in x_parts])
         self._x = engine_matrix(X, "csc")
         y = np.ascontiguousarray(np.concatenate(y_parts), dtype=np.float64)
         w = None
@@ -74,8 +73,8 @@ class _ShardActor:
         self._shard = _core.Shard(self._x, y, w, group, params)
 
     def handle(self, request: bytes) -> np.ndarray:
-        # An array travels as an out-of-band buffer (pickle protocol 5);
-        # bytes are copied into the message: half the speed for megabytes.
+        # An array travels as an out-of-band buffer (pickle protocol 5),
+        # not copied into the message as bytes are.
         return np.frombuffer(self._shard.handle(request), dtype=np.uint8)
 
 
@@ -83,9 +82,12 @@ def _worker_threads():
     from distributed import get_worker
 
     try:
-        return int(get_worker().state.nthreads)
-    except (ValueError, AttributeError):  # not on a worker, or an older distributed
+        worker = get_worker()
+    except ValueError:  # not on a worker: all cores
         return 0
+    # The worker's state holds its threads in recent versions, the worker
+    # itself in older ones.
+    return int(getattr(getattr(worker, "state", worker), "nthreads", 0))
 
 
 def _float_array(part):
@@ -183,7 +185,7 @@ class _DaskExchange:
         while True:
             try:
                 return future.result(timeout=_POLL_SECONDS)
-            except TimeoutError:
+            except (TimeoutError, asyncio.TimeoutError):  # one class from Python 3.11 on
                 pass
             except OSError as e:  # the actor's worker cannot be reached
                 raise _lost(worker, i) from e
@@ -349,29 +351,30 @@ class _DaskFit:
             raise ValueError("init_model was fitted on other classes")
         return init_model._model
 
-    def _partial(self, model):
-        """The single-machine estimator of a failed fit's completed rounds."""
-        if model is None:
-            return None
-        local = self._local_class(
-            **{k: v for k, v in self.get_params().items() if k not in ("client", "timeout")}
-        )
-        for name, value in vars(self).items():
-            if name.endswith("_") and not name.startswith("__") and name != "traffic_":
-                setattr(local, name, value)
+    def _local_copy(self, model, attributes):
+        """The single-machine estimator of ``model`` with these parameters
+        and the fitted ``attributes`` (names) this estimator has."""
+        params = {k: v for k, v in self.get_params().items() if k not in ("client", "timeout")}
+        local = self._local_class(**params)
+        for name in attributes:
+            if hasattr(self, name):
+                setattr(local, name, getattr(self, name))
         local._model = model
         return local
+
+    def _partial(self, model):
+        """The single-machine estimator of a failed fit's completed rounds
+        (with what this fit set before boosting, nothing of an earlier fit)."""
+        if model is None:
+            return None
+        return self._local_copy(model, ("n_features_in_", "feature_names_in_", "classes_"))
 
     def to_local(self):
         """The fitted model as the single-machine estimator (same parameters
         and fitted attributes), to predict, save or pickle without Dask."""
         check_is_fitted(self)
-        params = {k: v for k, v in self.get_params().items() if k not in ("client", "timeout")}
-        local = self._local_class(**params)
-        for name, value in vars(self).items():
-            if name == "_model" or (name.endswith("_") and not name.startswith("__")):
-                setattr(local, name, value)
-        return local
+        fitted = [n for n in vars(self) if n.endswith("_") and not n.startswith("__")]
+        return self._local_copy(self._model, fitted)
 
     def _map_rows(self, X, method, shape_after):
         """``method`` of the local estimator over every row chunk of a Dask

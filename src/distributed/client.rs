@@ -34,8 +34,8 @@ use crate::sampling::job_rng;
 use crate::selection::Selection;
 use crate::threads;
 use crate::trainer::{
-    metrics_for, record_evaluation, sampling_probabilities, EvalSet, EvalState, History, Job,
-    Observer, RoundReport,
+    metrics_for, sampling_probabilities, EvalSet, EvalState, History, Job, Observer, RoundEnd,
+    RoundReport,
 };
 use crate::tree::Tree;
 use crate::units::Units;
@@ -471,20 +471,15 @@ fn run(
                 })?;
             }
             model.record_loss(|| loss.unwrap_or(f64::NAN))?;
-            for eval in &mut evals {
-                eval.add_round(&round_trees, &units);
-            }
-            history.rounds = round + 1;
             trees_after.push(model.n_trees());
-            let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(&metrics)).collect();
-            record_evaluation(
-                &mut history,
-                &eval,
-                &metrics,
+            let ended = RoundEnd {
                 round,
-                &mut since_best,
+                trees: &round_trees,
+                units: &units,
+                metrics: &metrics,
                 params,
-            );
+            };
+            ended.record(&mut evals, None, &mut history, &mut since_best);
             start = round + 1;
         }
     }
@@ -528,23 +523,16 @@ fn run(
                 _ => None,
             })?;
             model.record_loss(|| pooled_loss(&losses))?;
-            for eval in &mut evals {
-                eval.add_round(&round_trees, &units);
-            }
-            if let Some(dynamic) = &mut dynamic {
-                dynamic.observe(round_trees.iter().map(|(_, tree, root)| (tree, *root)));
-            }
-            history.rounds = round + 1;
             trees_after.push(model.n_trees());
-            let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(&metrics)).collect();
-            let stop = record_evaluation(
-                &mut history,
-                &eval,
-                &metrics,
+            let ended = RoundEnd {
                 round,
-                &mut since_best,
+                trees: &round_trees,
+                units: &units,
+                metrics: &metrics,
                 params,
-            );
+            };
+            let (eval, stop) =
+                ended.record(&mut evals, dynamic.as_mut(), &mut history, &mut since_best);
             let report = RoundReport {
                 round,
                 train_loss: model.last_loss().map_or(f64::NAN, |l| units.loss(l)),
