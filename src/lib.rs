@@ -16,6 +16,7 @@ pub mod cut_points;
 pub mod data;
 pub mod distributed;
 pub mod error;
+pub mod evaluation;
 pub mod feature_sampling;
 pub mod float_sort;
 pub mod forest;

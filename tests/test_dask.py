@@ -254,6 +254,9 @@ def test_a_killed_worker_is_an_error_within_60_seconds_and_the_cluster_stays_usa
 def test_a_resumed_fit_is_the_uninterrupted_fit(client):
     X, y, _ = _problem("multiclass", n=900, d=12, seed=7)
     dX, dy = da.from_array(X, chunks=(300, X.shape[1])), da.from_array(y, chunks=300)
+    # Held here, so that every fit finds the chunks where the first left
+    # them: the same shards.
+    dX, dy = client.persist([dX, dy])
     params = dict(_PARAMS, n_estimators=10, split_search="group_testing", gt_n_features=3)
     whole = DaskSparseBoostClassifier(client=client, **params).fit(dX, dy)
     # A failed fit's completed rounds: those of a fit of 4 rounds.
@@ -261,6 +264,8 @@ def test_a_resumed_fit_is_the_uninterrupted_fit(client):
     partial = short.fit(dX, dy).to_local()
     assert 0 < partial.n_trees_ < whole.n_trees_
     resumed = DaskSparseBoostClassifier(client=client, **params).fit(dX, dy, init_model=partial)
+    for a, b in zip(resumed.shard_rows_, whole.shard_rows_, strict=True):
+        np.testing.assert_array_equal(a, b)
     assert resumed._model.to_json() == whole._model.to_json()
     with pytest.raises(ValueError, match="features"):
         other = DaskSparseBoostClassifier(client=client, **params)

@@ -19,7 +19,7 @@ def engine_matrix(X, layout: str):
     is "csc" (training: binning reads columns) or "csr" (prediction reads
     rows); it only matters for a sparse ``X``."""
     if not sp.issparse(X):
-        return np.ascontiguousarray(X)
+        return _aligned(X)
     X = X.tocsc() if layout == "csc" else X.tocsr()
     if not X.has_canonical_format:
         # Sorted, without repeated indices: a copy, so that the user's
@@ -34,9 +34,16 @@ def engine_matrix(X, layout: str):
     data = X.data if X.data.dtype in (np.float32, np.float64) else X.data.astype(np.float64)
     return (
         layout,
-        np.ascontiguousarray(data),
-        np.ascontiguousarray(X.indices, dtype=np.int32),
-        np.ascontiguousarray(X.indptr, dtype=np.int64),
+        _aligned(data),
+        _aligned(X.indices, np.int32),
+        _aligned(X.indptr, np.int64),
         int(X.shape[0]),
         int(X.shape[1]),
     )
+
+
+def _aligned(a, dtype=None):
+    """``a`` C-contiguous and aligned (copied only if it is not): an array
+    unpickled from a buffer, as Dask workers receive them, can be
+    unaligned, and the engine reads aligned memory only."""
+    return np.require(a, dtype=dtype, requirements=["C_CONTIGUOUS", "ALIGNED"])

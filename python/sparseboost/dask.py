@@ -387,10 +387,12 @@ class _DaskFit:
             return getattr(local, method)(X)
         X, _ = _as_dask_matrix(X)
         out = getattr(local, method)(np.zeros((1, X.shape[1]), dtype=X.dtype))
+        # `meta` keeps Dask from calling the model on an empty 0 x 0 block.
+        meta = np.empty((0,) * out.ndim, dtype=out.dtype)
         if shape_after:
             chunks = (X.chunks[0], (out.shape[1],))
-            return X.map_blocks(getattr(local, method), dtype=out.dtype, chunks=chunks)
-        return X.map_blocks(getattr(local, method), dtype=out.dtype, drop_axis=1)
+            return X.map_blocks(getattr(local, method), chunks=chunks, meta=meta)
+        return X.map_blocks(getattr(local, method), drop_axis=1, meta=meta)
 
     def predict(self, X):
         """Predictions: a Dask array mapped over ``X``'s row chunks."""

@@ -19,6 +19,7 @@ use crate::binning::BinMapper;
 use crate::booster::check_eval_set;
 use crate::data::{query_ranges, validate_targets, TrainingData, MAX_FEATURES, MAX_ROWS};
 use crate::error::{Result, SbError};
+use crate::evaluation::{EvalSet, EvalState, RoundEnd};
 use crate::feature_sampling::{draw, DynamicWeights, Fading, FeatureSampling};
 use crate::grower::GrownTree;
 use crate::interrupt::{self, ShouldStop};
@@ -33,10 +34,7 @@ use crate::rng::Rng;
 use crate::sampling::job_rng;
 use crate::selection::Selection;
 use crate::threads;
-use crate::trainer::{
-    metrics_for, sampling_probabilities, EvalSet, EvalState, History, Job, Observer, RoundEnd,
-    RoundReport,
-};
+use crate::trainer::{metrics_for, sampling_probabilities, History, Job, Observer, RoundReport};
 use crate::tree::Tree;
 use crate::units::Units;
 use rayon::prelude::*;
