@@ -20,7 +20,7 @@ da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 
 import dask  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
+from distributed import Client, LocalCluster, wait  # noqa: E402
 from sparseboost import (  # noqa: E402
     SparseBoostClassifier,
     SparseBoostRanker,
@@ -33,6 +33,7 @@ from sparseboost.dask import (  # noqa: E402
     DaskSparseBoostRanker,
     DaskSparseBoostRegressor,
     ShardLostError,
+    _query_chunks,
 )
 
 pytestmark = pytest.mark.timeout(180)
@@ -127,12 +128,25 @@ def _in_process(estimator, X, y, group, weight=None):
 @pytest.mark.parametrize("kind", list(_ESTIMATORS))
 def test_dask_fit_equals_the_in_process_transport_over_the_same_shards(client, kind, search):
     X, y, group = _problem(kind, d=30)
-    dX = da.from_array(X, chunks=(250, X.shape[1]))
-    dy = da.from_array(y, chunks=250)
+    # Chunks of about 250 rows (on query boundaries for ranking), placed on
+    # the workers in turn: 2 shards of interleaved chunks.
+    chunks = (250,) * 4 + (200,)
+    if group is not None:
+        chunks, _ = _query_chunks(chunks, group)
+    cut = np.cumsum(chunks)[:-1]
+    workers = [sorted(client.ncores())[i % 2] for i in range(len(chunks))]
+    dX = _placed(client, np.split(X, cut), workers)
+    dy = _placed(client, np.split(y, cut), workers)
     dask_cls, local_cls = _ESTIMATORS[kind]
     params = dict(_PARAMS, split_search=search, gt_n_features=3, gt_max_rows=300)
     est = _fit(dask_cls(client=client, **params), dX, dy, group)
-    assert est.n_workers_ == 2, "the chunks should sit on both workers"
+    starts = np.concatenate([[0], np.cumsum(chunks)])
+    held = [
+        np.concatenate([np.arange(starts[i], starts[i + 1]) for i in range(k, len(chunks), 2)])
+        for k in (0, 1)
+    ]
+    for rows, expected in zip(est.shard_rows_, held, strict=True):
+        np.testing.assert_array_equal(rows, expected)
     model, traffic = _in_process(est, X, y, group)
     assert est._model.to_json() == model.to_json()
     timing = ("seconds",)
@@ -164,13 +178,15 @@ def test_one_shard_is_the_single_machine_estimator(client, kind, search):
 
 
 def _placed(client, blocks, workers):
-    """A Dask array whose i-th row chunk is ``blocks[i]``, held by
+    """A persisted Dask array whose i-th row chunk is ``blocks[i]``, held by
     ``workers[i]``."""
-    parts = []
+    futures, parts = [], []
     for block, worker in zip(blocks, workers):
-        future = client.scatter(block, workers=[worker])
-        parts.append(da.from_delayed(dask.delayed(future), block.shape, dtype=block.dtype))
-    return da.concatenate(parts)
+        futures.append(client.scatter(block, workers=[worker]))
+        parts.append(da.from_delayed(dask.delayed(futures[-1]), block.shape, dtype=block.dtype))
+    array = client.persist(da.concatenate(parts))
+    wait(array)  # computed where the scattered blocks are, while they are held
+    return array
 
 
 def test_empty_and_imbalanced_shards(client):
