@@ -159,7 +159,7 @@ def _query_chunks(row_chunks, group):
     return chunks, sizes
 
 
-def _chunk_futures(client, array):
+def _chunk_futures(array):
     """The futures of a persisted array's row chunks, in order."""
     from distributed import futures_of
 
@@ -275,7 +275,7 @@ class _DaskFit:
         parts = [X, y] if w is None else [X, y, w]
         parts = client.persist(parts)
         wait(parts)
-        chunks = [_chunk_futures(client, p) for p in parts]
+        chunks = [_chunk_futures(p) for p in parts]
         holders = client.who_has(chunks[0])
         owner = [sorted(holders[f.key])[0] for f in chunks[0]]
         workers = list(dict.fromkeys(owner))

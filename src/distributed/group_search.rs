@@ -171,7 +171,7 @@ impl ClientTests {
             let width = PseudoBins::len_for(n_values);
             let binned: Vec<bool> = bounds
                 .iter()
-                .map(|&(min, max)| PseudoBins::new(min, max, n_values, 32).is_some())
+                .map(|&(min, max)| PseudoBins::can_split(min, max, n_values))
                 .collect();
             let total = width * binned.iter().filter(|&&b| b).count();
             let hist = summed_histogram(&replies, 0, total)?;

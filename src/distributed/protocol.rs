@@ -102,7 +102,7 @@ pub enum Op {
 /// What an operation returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Output {
-    /// Rows, features, queries, and whether the shard's X is sparse.
+    /// The shard's rows, features and queries.
     Described {
         n_rows: u64,
         n_features: u64,

@@ -70,7 +70,7 @@ impl PseudoBins {
     /// of `shift` bits; `None` when the values are constant or absent
     /// (the pseudo-feature cannot split).
     pub fn new(min: u64, max: u64, n_values: u64, shift: u32) -> Option<Self> {
-        if n_values == 0 || min >= max {
+        if !PseudoBins::can_split(min, max, n_values) {
             return None;
         }
         let n_bins = PseudoBins::len_for(n_values) as u32 - 1;
@@ -83,6 +83,12 @@ impl PseudoBins {
             scale,
             shift,
         })
+    }
+
+    /// Whether values in `min..=max` over `n_values` rows get bins at all
+    /// (else the pseudo-feature is constant or absent).
+    pub fn can_split(min: u64, max: u64, n_values: u64) -> bool {
+        n_values > 0 && min < max
     }
 
     /// Bins (and the NaN bin) for a node of `n_values` rows.
