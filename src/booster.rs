@@ -19,8 +19,10 @@ pub use crate::data::{MAX_FEATURES, MAX_ROWS};
 /// of a tree and inside binning; when it returns true the fit ends with
 /// [`crate::SbError::Interrupted`].
 ///
-/// Runs on the shared pool of `params.n_threads` threads (all available
-/// cores for 0, capped at them; see [`crate::threads`]).
+/// Runs on a pool of its own of `params.n_threads` threads (all available
+/// cores for 0, capped at them): the observer may block a thread while a
+/// Python callback predicts or fits on the shared pools (see
+/// [`crate::threads::install_own`]).
 pub fn fit(data: &TrainingData, params: &BoosterParams, should_stop: &ShouldStop) -> Result<Model> {
     fit_with(data, params, &[], should_stop, &mut |_| true).map(|(model, _)| model)
 }
@@ -50,7 +52,7 @@ pub fn fit_with(
     for (s, eval) in evals.iter().enumerate() {
         check_eval_set(s, eval, data, objective.as_ref())?;
     }
-    threads::install(params.n_threads, || {
+    threads::install_own(params.n_threads, || {
         let units = Units::for_data(params.objective, data.y, data.weights);
         let y = units.targets(data.y);
         let weights = units.weights(data.weights);

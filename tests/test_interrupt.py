@@ -41,6 +41,25 @@ CALLS = {
         " callbacks=[lambda r: False]).fit(X, y, eval_set=[(X, y)])",
         1.5,
     ),
+    # Ctrl-C while a one-thread fit waits on a callback that sleeps, and
+    # while a callback runs a long prediction of another one-thread model:
+    # the callback raises KeyboardInterrupt and that stops the fit.
+    "callback that waits": (
+        "X = np.random.default_rng(0).random((2000, 20)); y = X[:, 0] + X[:, 1]\n"
+        "import time",
+        "SparseBoostRegressor(n_estimators=100, n_jobs=1,"
+        " callbacks=[lambda r: time.sleep(600)]).fit(X, y)",
+        1.0,
+    ),
+    "callback that predicts": (
+        "rng = np.random.default_rng(0); X = rng.random((3000, 20)); y = X @ rng.random(20)\n"
+        "other = SparseBoostRegressor(n_estimators=400, max_leaves=63, min_samples_leaf=2,"
+        " penalty='none', n_jobs=1, random_state=0).fit(X, y)\n"
+        "X_big = rng.random((2_000_000, 20))",
+        "SparseBoostRegressor(n_estimators=100, n_jobs=1,"
+        " callbacks=[lambda r: other.predict(X_big) is None]).fit(X, y)",
+        1.5,
+    ),
     # 400 trees of 63 leaves over 2 million rows: ~45 s on 2 cores.
     "predict": (
         "rng = np.random.default_rng(0); X = rng.random((3000, 20)); y = X @ rng.random(20)\n"

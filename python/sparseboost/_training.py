@@ -59,10 +59,12 @@ def check_early_stopping(estimator) -> None:
         raise ValueError(f"verbose must be >= 0, got {verbose!r}")
     callbacks = estimator.callbacks
     if callbacks is not None:
-        if callable(callbacks) or not all(callable(c) for c in callbacks):
+        # A list or tuple only: a generator would be used up by this check
+        # (or by clone and get_params) and the fit would call nothing.
+        if not isinstance(callbacks, (list, tuple)) or not all(callable(c) for c in callbacks):
             raise TypeError(
-                f"callbacks must be a list of callables (each called with a RoundReport), "
-                f"got {callbacks!r}"
+                f"callbacks must be a list or tuple of callables (each called with a "
+                f"RoundReport), got {callbacks!r}"
             )
 
 

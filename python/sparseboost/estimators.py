@@ -124,11 +124,13 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         With early stopping and no ``eval_set``: the fraction of rows held
         out (stratified by class for classifiers, whole queries for the
         ranker), drawn with ``random_state``.
-    callbacks : list of callables or None, default=None
+    callbacks : list or tuple of callables, or None, default=None
         Each is called after every round with a ``sparseboost.RoundReport``
         (round, train_loss, eval, n_features, elapsed), on the thread that
         called ``fit``; a truthy return stops the fit (the trees so far are
-        kept).
+        kept), an exception stops it and is raised. A callback may call the
+        library (predict, score, fit another estimator or this one): the fit
+        waits on threads of its own, whatever ``n_jobs`` is.
     verbose : int, default=0
         Print a line of the round report every ``verbose`` rounds (0: never).
     n_jobs : int or None, default=None

@@ -76,7 +76,7 @@ pub fn fit_multitask_with(
             }
         }
     }
-    threads::install(params.n_threads, || {
+    threads::install_own(params.n_threads, || {
         let (n, d) = (data.data.n_rows(), data.data.n_features());
         // One set of units for all tasks: they share gains and penalties.
         let units = Units::for_data(params.objective, data.data.y, data.data.weights);
