@@ -143,10 +143,18 @@ def _holdout_rows(fraction, n_rows, seed, strata, group):
     from sklearn.model_selection import train_test_split
 
     rng = np.random.RandomState(seed % 2**32)
+    units = len(group) if group is not None else n_rows
+    unit = "queries" if group is not None else "rows"
+    # scikit-learn's sizes: ceil(fraction * n) held out, the rest kept.
+    n_valid = int(np.ceil(fraction * units))
+    if units < 2 or n_valid < 1 or n_valid >= units:
+        raise ValueError(
+            f"validation_fraction={fraction!r} of {units} {unit} holds out {n_valid} for early "
+            f"stopping and leaves {units - n_valid} to train on; each needs at least one. "
+            f"Pass an eval_set, change validation_fraction, or fit on more {unit}"
+        )
     if group is not None:
         group = group.astype(np.int64)
-        if len(group) < 2:
-            raise ValueError("early stopping without eval_set needs at least 2 queries in group")
         train_q, valid_q = train_test_split(
             np.arange(len(group)), test_size=fraction, random_state=rng
         )
@@ -160,8 +168,6 @@ def _holdout_rows(fraction, n_rows, seed, strata, group):
             return np.ascontiguousarray(group[queries], dtype=np.uintp)
 
         return rows(train_q), rows(valid_q), sizes(train_q), sizes(valid_q)
-    if n_rows < 2:
-        raise ValueError("early stopping without eval_set needs at least 2 rows")
     stratify = None
     if strata is not None:
         _, counts = np.unique(strata, return_counts=True)

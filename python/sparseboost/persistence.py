@@ -146,7 +146,7 @@ def save_model(estimator, path, *, input_encoding=None) -> None:
         "model": json.loads(estimator._model.to_json()),
     }
     if input_encoding is not None:
-        _input_encoding(input_encoding, int(estimator.n_features_in_))
+        _input_encoding(input_encoding, estimator)
         document["input_encoding"] = input_encoding
     try:
         text = json.dumps(document, allow_nan=False)
@@ -260,12 +260,13 @@ def _best_round(fields, fitted, engine_model):
     return best_iteration, float(best_score)
 
 
-def _input_encoding(value, n_features: int):
-    """The ``input_encoding`` field, checked (``ValueError`` naming the
-    field); imported late because only the command line writes it."""
+def _input_encoding(value, estimator):
+    """The ``input_encoding`` field, checked against the model
+    (``ValueError`` naming the field); imported late because only the
+    command line writes it."""
     from .cli.encoding import Encoding
 
-    return Encoding.from_dict(value, n_features)
+    return Encoding.from_dict(value, estimator)
 
 
 def load_input_encoding(path):
@@ -278,7 +279,7 @@ def load_input_encoding(path):
     if value is None:
         return estimator, None
     try:
-        return estimator, _input_encoding(value, int(estimator.n_features_in_))
+        return estimator, _input_encoding(value, estimator)
     except ValueError as e:
         raise ValueError(f"model file {path}: {e}") from None
 
@@ -391,7 +392,7 @@ def load_model(path):
         )
     if document.get("input_encoding") is not None:
         try:
-            _input_encoding(document["input_encoding"], d)
+            _input_encoding(document["input_encoding"], estimator)
         except ValueError as e:
             raise ValueError(f"model file {path}: {e}") from None
     return estimator

@@ -2,13 +2,20 @@
 takes, and back into the user's column names.
 
 Numeric (and bool) columns pass through as float64, missing values as NaN
-(the engine gives NaN a bin of its own). A string or categorical column
-becomes one 0/1 indicator per category seen in training, and all the
-indicators of one column share a feature bag: the selection penalty is paid
-once per original column, not once per category. A missing string is a
-category of its own (``<missing>``) when training had one; a category that
-training never saw (or a missing string when training had none) sets no
-indicator.
+(the engine gives NaN a bin of its own). So do columns that pandas holds as
+Python objects although every cell is a number (Parquet ``decimal128``, CSV
+integers beyond 64 bits, numbers stored as text); a note says when float64
+rounds some of them. A string or categorical column becomes one 0/1
+indicator per category seen in training, and all the indicators of one
+column share a feature bag: the selection penalty is paid once per original
+column, not once per category. A missing string is a category of its own
+(``<missing>``) when training had one; a category that training never saw
+(or a missing string when training had none) sets no indicator.
+
+Whether a column is numeric or categorical is decided once, on the training
+file, and stored; every later file's cells are read as that kind, whatever
+dtype pandas guessed for them (see ``values``): category values that are
+numbers match as numbers, so ``1``, ``'1'`` and ``1.0`` are one category.
 
 Matrices that arrive already numeric (svmlight, ``.npz``) are not encoded at
 all, so a sparse matrix stays sparse.
@@ -24,6 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from . import values as cells
 
 MISSING = "<missing>"
 TASKS = ("regression", "classification", "ranking")
@@ -56,6 +65,12 @@ class Encoding:
     # The encoded columns the model takes, in its order; None: all of them
     # (selectors that are not boosters refit a booster on their columns).
     model_columns: list | None = field(default=None)
+    # svmlight training files: whether their column indices started at 0
+    # (a file with no index 0 is one-based). New files are read the same
+    # way: a zero-based file whose rows lack feature 0 must not shift.
+    svmlight_zero_based: bool | None = None
+    # What reading the training file changed, for the user (not saved).
+    notes: list = field(default_factory=list, compare=False, repr=False)
 
     # -- layout ---------------------------------------------------------
 
@@ -107,43 +122,54 @@ class Encoding:
 
     @classmethod
     def fit(cls, frame, *, task, target, group):
-        """The encoding of a pandas DataFrame of feature columns."""
+        """The encoding of a pandas DataFrame of feature columns. Notes on
+        what the reading changed (numbers that float64 rounds) are in
+        ``notes``."""
         import pandas as pd
 
-        columns = []
+        columns, notes = [], []
         for name in frame.columns:
             values = frame[name]
-            if pd.api.types.is_bool_dtype(values) or (
-                pd.api.types.is_numeric_dtype(values)
-                and not isinstance(values.dtype, pd.CategoricalDtype)
-            ):
-                if pd.api.types.is_complex_dtype(values):
-                    raise ValueError(f"column {name!r} holds complex numbers")
-                columns.append(Column(str(name)))
-            elif pd.api.types.is_datetime64_any_dtype(values) or pd.api.types.is_timedelta64_dtype(
-                values
+            dtype = values.dtype
+            categorical = isinstance(dtype, pd.CategoricalDtype)
+            if pd.api.types.is_complex_dtype(dtype):
+                raise ValueError(f"column {name!r} holds complex numbers")
+            if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(
+                dtype
             ):
                 raise ValueError(
                     f"column {name!r} holds dates or times; convert it to numbers or drop it"
                 )
-            else:
-                strings = _as_strings(values)
-                present = sorted(set(strings[strings != None]))  # noqa: E711 (elementwise)
-                if len(present) > MAX_CATEGORIES:
-                    raise ValueError(
-                        f"column {name!r} has {len(present)} distinct strings (more than "
-                        f"{MAX_CATEGORIES}); drop it or encode it as numbers"
+            numeric = pd.api.types.is_bool_dtype(dtype) or (
+                pd.api.types.is_numeric_dtype(dtype) and not categorical
+            )
+            if not numeric and not categorical and cells.looks_numeric(values):
+                numeric = True  # numbers that pandas holds as objects
+                _, _, rounded = cells.numbers(values)
+                if rounded is not None:
+                    notes.append(
+                        f"column {name!r} holds numbers stored as {type(rounded).__name__}; "
+                        f"they are read as float64, which rounds some ({rounded} becomes "
+                        f"{float(rounded)!r})"
                     )
-                if (strings == None).any():  # noqa: E711
-                    present.append(MISSING)
-                columns.append(Column(str(name), present))
-        return cls(task=task, target=target, group=group, columns=columns)
+            if numeric:
+                columns.append(Column(str(name)))
+                continue
+            keys = cells.category_keys(values)
+            present = sorted(set(keys[keys != None]))  # noqa: E711 (elementwise)
+            if len(present) > MAX_CATEGORIES:
+                raise ValueError(
+                    f"column {name!r} has {len(present)} distinct strings (more than "
+                    f"{MAX_CATEGORIES}); drop it or encode it as numbers"
+                )
+            if (keys == None).any():  # noqa: E711
+                present.append(MISSING)
+            columns.append(Column(str(name), present))
+        return cls(task=task, target=target, group=group, columns=columns, notes=notes)
 
     def transform(self, frame, *, argument="DATA") -> np.ndarray:
         """The encoded float64 matrix of ``frame`` (which must hold every
         column the encoding names; others are ignored)."""
-        import pandas as pd
-
         missing = [c.name for c in self.columns if c.name not in frame.columns]
         if missing:
             raise ValueError(f"{argument} lacks the model's column(s) {missing[:5]}")
@@ -151,22 +177,18 @@ class Encoding:
         for c in self.columns:
             values = frame[c.name]
             if c.categories is None:
-                if values.dtype == object or isinstance(values.dtype, pd.CategoricalDtype):
-                    numbers = pd.to_numeric(values.astype(object), errors="coerce")
-                    bad = numbers.isna() & values.notna()
-                    if bad.any():
-                        raise ValueError(
-                            f"{argument}: column {c.name!r} must be numeric, got "
-                            f"{values[bad].iloc[0]!r}"
-                        )
-                    values = numbers
-                parts.append(values.astype("float64").to_numpy(na_value=np.nan).reshape(-1, 1))
+                numbers, bad, _ = cells.numbers(values)
+                if bad is not None:
+                    raise ValueError(
+                        f"{argument}: column {c.name!r} must be numeric, got {bad!r}"
+                    )
+                parts.append(numbers.reshape(-1, 1))
             else:
-                strings = _as_strings(values)
-                strings[strings == None] = MISSING  # noqa: E711
+                keys = cells.category_keys(values)
+                keys[keys == None] = MISSING  # noqa: E711
                 index = {v: k for k, v in enumerate(c.categories)}
-                codes = np.fromiter((index.get(s, -1) for s in strings), np.intp, len(strings))
-                block = np.zeros((len(strings), len(c.categories)))
+                codes = np.fromiter((index.get(s, -1) for s in keys), np.intp, len(keys))
+                block = np.zeros((len(keys), len(c.categories)))
                 seen = codes >= 0
                 block[np.flatnonzero(seen), codes[seen]] = 1.0
                 parts.append(block)
@@ -184,34 +206,62 @@ class Encoding:
             else [{"name": c.name, "categories": c.categories} for c in self.columns],
             "feature_names": self.feature_names,
             "model_columns": self.model_columns,
+            "svmlight_zero_based": self.svmlight_zero_based,
         }
 
     @classmethod
-    def from_dict(cls, value, n_model_features: int) -> Encoding:
-        """Read the field back, checking it; ``n_model_features`` is the
-        number of columns the saved model takes."""
+    def from_dict(cls, value, estimator) -> Encoding:
+        """Read the field back, checking it against ``estimator``, the saved
+        model: its class must be the task's booster, and it must take the
+        columns the encoding gives."""
+        from .methods import booster_class
+
+        n_model_features = int(estimator.n_features_in_)
 
         def fail(key, message):
             raise ValueError(f"input_encoding.{key} {message}")
 
         if not isinstance(value, dict):
             raise ValueError("input_encoding must be a JSON object")
-        allowed = {"task", "target", "group", "columns", "feature_names", "model_columns"}
+        allowed = {
+            "task",
+            "target",
+            "group",
+            "columns",
+            "feature_names",
+            "model_columns",
+            "svmlight_zero_based",
+        }
         unknown = sorted(set(value) - allowed)
         if unknown:
             fail(unknown[0], "is not a known field")
         task = value.get("task")
         if task not in TASKS:
             fail("task", f"must be one of {list(TASKS)}, got {task!r}")
+        if type(estimator) is not booster_class(task):
+            fail(
+                "task",
+                f"is {task!r}, which sparseboost select fits with a "
+                f"{booster_class(task).__name__}, but the model is a {type(estimator).__name__}",
+            )
         for key in ("target", "group"):
             if not isinstance(value.get(key), (str, type(None))):
                 fail(key, "must be a string or null")
         columns, names = value.get("columns"), value.get("feature_names")
         if (columns is None) == (names is None):
             fail("columns", "or input_encoding.feature_names must be given (exactly one)")
+        zero_based = value.get("svmlight_zero_based")
+        if not isinstance(zero_based, (bool, type(None))) or (
+            zero_based is not None and names is None
+        ):
+            fail("svmlight_zero_based", "must be true, false or null (null for tables)")
         if names is not None:
-            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                fail("feature_names", "must be a list of strings")
+            if (
+                not isinstance(names, list)
+                or not all(isinstance(n, str) and n for n in names)
+                or len(set(names)) != len(names)
+            ):
+                fail("feature_names", "must be a list of distinct non-empty strings")
             parsed = None
         else:
             if not isinstance(columns, list) or not columns:
@@ -220,16 +270,22 @@ class Encoding:
             for i, c in enumerate(columns):
                 if not isinstance(c, dict) or set(c) != {"name", "categories"}:
                     fail(f"columns[{i}]", 'must be {"name": ..., "categories": ...}')
-                if not isinstance(c["name"], str):
-                    fail(f"columns[{i}].name", "must be a string")
+                if not isinstance(c["name"], str) or not c["name"]:
+                    fail(f"columns[{i}].name", "must be a non-empty string")
                 cats = c["categories"]
-                if cats is not None and (
-                    not isinstance(cats, list)
-                    or not cats
-                    or not all(isinstance(v, str) for v in cats)
-                    or len(set(cats)) != len(cats)
-                ):
-                    fail(f"columns[{i}].categories", "must be null or distinct strings")
+                if cats is not None:
+                    if not isinstance(cats, list) or not cats:
+                        fail(f"columns[{i}].categories", "must be null or a non-empty list")
+                    if not all(isinstance(v, str) for v in cats):
+                        fail(f"columns[{i}].categories", "must be null or distinct strings")
+                    # as new cells will be read (files written before
+                    # categories were canonical may hold '2.0' for '2')
+                    cats = [v if v == MISSING else cells.category_key(v) for v in cats]
+                    if len(set(cats)) != len(cats):
+                        fail(
+                            f"columns[{i}].categories",
+                            "must be distinct strings (numbers compared as numbers)",
+                        )
                 parsed.append(Column(c["name"], cats))
             if len({c.name for c in parsed}) != len(parsed):
                 fail("columns", "must name each column once")
@@ -253,15 +309,5 @@ class Encoding:
                     f"has {len(model_columns)} entries but the model takes {n_model_features}",
                 )
         encoding.model_columns = model_columns
+        encoding.svmlight_zero_based = zero_based
         return encoding
-
-
-def _as_strings(values) -> np.ndarray:
-    """A column's values as an object array of str, None where missing
-    (so 1 and "1" in one column are the same category, as in the CSV)."""
-    import pandas as pd
-
-    missing = pd.isna(values).to_numpy()
-    out = np.asarray(values.astype(object).astype(str), dtype=object)
-    out[missing] = None
-    return out

@@ -4,7 +4,11 @@ training rows were (the encoding is stored in the model file).
 
 The CSV has one row per input row, in input order: ``prediction`` (the
 value or the class), and for classification one ``proba_<class>`` column
-per class; for ranking, ``score``. A target column in DATA is ignored."""
+per class; for ranking, ``score``. DATA's columns are found by name (a
+table's header, an ``.npz``'s ``feature_names``; columns the model does not
+take, the target among them, are ignored), or by position in a matrix
+without names (an svmlight file is read with the training file's index
+base)."""
 
 from __future__ import annotations
 
@@ -42,11 +46,27 @@ def main(argv) -> int:
             "a table (CSV/Parquet)" if encoding.columns is not None else "a matrix (svmlight/npz)"
         )
         raise CliError(f"DATA {args.data!r}: the model was fitted on {kind}")
-    data = readers.read(args.data, need_target=False)
+    data = read(args.data, encoding)
     X = features(encoding, data, args.data)
     write(args.out, model, encoding, X)
     print(f"{X.shape[0]} predictions written to {args.out}")
     return 0
+
+
+def read(path, encoding):
+    """A file to score, read as the training file was: a table's model
+    columns by name, an svmlight file with the training file's index base
+    and the model's width."""
+    if encoding.columns is not None:
+        return readers.read(path, need_target=False, columns=[c.name for c in encoding.columns])
+    return readers.read(
+        path,
+        need_target=False,
+        zero_based=encoding.svmlight_zero_based,
+        n_features=len(encoding.feature_names)
+        if readers.file_format(path) == "svmlight"
+        else None,
+    )
 
 
 def features(encoding, data, path):
@@ -55,16 +75,20 @@ def features(encoding, data, path):
         X = encoding.transform(data.frame, argument=f"DATA {path!r}")
     else:
         X = data.X
-        width = len(encoding.feature_names)
-        if X.shape[1] > width:
-            raise CliError(f"DATA {path!r} has {X.shape[1]} columns; the model knows {width}")
-        if X.shape[1] < width:
-            # svmlight files end at their last nonzero column; the rest are 0.
-            import scipy.sparse as sp
-
-            if not sp.issparse(X):
-                raise CliError(f"DATA {path!r} has {X.shape[1]} columns; the model needs {width}")
-            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+        model_names = encoding.feature_names
+        if data.named:
+            # npz feature_names: columns by name, in the model's order.
+            position = {name: j for j, name in enumerate(data.feature_names)}
+            absent = [name for name in model_names if name not in position]
+            if absent:
+                raise CliError(
+                    f"DATA {path!r}: its feature_names lack the model's column(s) {absent[:5]}"
+                )
+            X = X[:, [position[name] for name in model_names]]
+        elif X.shape[1] != len(model_names):
+            raise CliError(
+                f"DATA {path!r} has {X.shape[1]} columns; the model takes {len(model_names)}"
+            )
     if encoding.model_columns is not None:
         X = X[:, encoding.model_columns]
     return X

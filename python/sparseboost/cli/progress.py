@@ -21,6 +21,11 @@ class Progress:
             elapsed = time.perf_counter() - self.started
             print(f"[{elapsed:6.1f} s] {message}", file=sys.stderr, flush=True)
 
+    def note(self, message: str) -> None:
+        """Something the reading changed that the user should know (also
+        kept in ``metrics.json``)."""
+        self.stage(f"note: {message}")
+
     def rounds(self, total: int, label: str):
         """A callback for the estimators' ``callbacks``; call ``close`` after
         the fit. It records every round, shown or not."""

@@ -7,9 +7,11 @@ is looked through for CSV):
 - ``.parquet``, ``.pq``: a table, read by pandas through pyarrow;
 - ``.svm``, ``.svmlight``, ``.libsvm``: ``label [qid:q] index:value ...``
   lines, read by scikit-learn's ``load_svmlight_file`` into a scipy CSR
-  matrix that stays sparse (indices 0- or 1-based, as scikit-learn's
-  ``zero_based="auto"`` decides); the label is the target and ``qid`` the
-  query of a ranking row;
+  matrix that stays sparse; the label is the target and ``qid`` the query
+  of a ranking row. A training file's indices are one-based (libsvm's
+  convention) unless some row uses index 0; the model records which, and
+  ``predict`` reads new files the same way. Column ``xK`` is the file's
+  index K;
 - ``.npz``: NumPy arrays ``X`` (2-D, dense) and ``y``, optionally
   ``feature_names`` (strings) and ``group`` (a query id per row). A sparse
   ``X`` is stored as the arrays that ``scipy.sparse.save_npz`` writes for a
@@ -18,12 +20,18 @@ is looked through for CSV):
   ``X_shape``; it is read back as that scipy matrix.
 
 Tables keep their columns by name (``--target`` and ``--group`` pick two of
-them); svmlight and ``.npz`` files carry the target themselves.
+them); svmlight and ``.npz`` files carry the target themselves. A training
+table's column names must be distinct and non-empty (pandas would rename a
+repeated ``a`` to ``a.1`` and an empty header cell to ``Unnamed: 1``, names
+that are not in the file); a file to score must hold each column the model
+takes once, under its name, and its other columns are ignored. ``.npz``
+files with ``feature_names`` are matched by name too.
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +60,10 @@ class Data:
     feature_names: list | None = None
     y: np.ndarray | None = None
     groups: np.ndarray | None = None
+    # A matrix: whether the file named its columns (npz feature_names).
+    named: bool = False
+    # An svmlight file: whether its indices start at 0.
+    zero_based: bool | None = None
 
     @property
     def shape(self) -> tuple:
@@ -73,45 +85,61 @@ def file_format(path: str) -> str:
     return found
 
 
-def read(path: str, *, target=None, group=None, need_target=True) -> Data:
-    """Read ``path``; ``target`` and ``group`` name table columns."""
+def read(
+    path: str,
+    *,
+    target=None,
+    group=None,
+    need_target=True,
+    columns=None,
+    zero_based=None,
+    n_features=None,
+) -> Data:
+    """Read ``path``; ``target`` and ``group`` name table columns.
+    ``columns`` (scoring a new file): the names the model takes, which must
+    each appear once; other columns are dropped. Without it (training),
+    every column name must be distinct and non-empty. ``zero_based`` and
+    ``n_features``: how to read a new svmlight file (as the training file
+    was, to the model's width); None for a training file."""
     fmt = file_format(path)
     if not os.path.isfile(path):
         raise CliError(f"DATA {path!r}: no such file")
     try:
         if fmt in ("csv", "tsv", "parquet"):
-            return _table(path, fmt, target, group, need_target)
-        if target is not None or group is not None:
+            data = _table(path, fmt, target, group, need_target, columns)
+        elif target is not None or group is not None:
             option = "--target" if target is not None else "--group"
             raise CliError(
                 f"{option} names a table column, but {path!r} ({fmt}) carries its own "
                 "target and query ids"
             )
-        return _svmlight(path) if fmt == "svmlight" else _npz(path, need_target)
+        elif fmt == "svmlight":
+            data = _svmlight(path, zero_based, n_features)
+        else:
+            data = _npz(path, need_target)
     except CliError:
         raise
     except (ValueError, OSError, KeyError, EOFError, UnicodeDecodeError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise CliError(f"DATA {path!r} cannot be read as {fmt}: {first}") from None
+    if data.shape[0] == 0:
+        raise CliError(f"DATA {path!r} has no rows")
+    return data
 
 
-def _table(path, fmt, target, group, need_target) -> Data:
-    pd = need("pandas", "reading CSV and Parquet files")
-    if fmt == "parquet":
-        need("pyarrow", "reading Parquet files")
-        frame = pd.read_parquet(path, engine="pyarrow")
-    else:
-        # round_trip: the float each number's text names (pandas' default
-        # parser before 2.0 could be one unit in the last place off).
-        frame = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", float_precision="round_trip")
-    frame.columns = [str(c) for c in frame.columns]
-    if len(set(frame.columns)) != len(frame.columns):
-        raise CliError(f"DATA {path!r}: column names must be distinct")
-    y = groups = None
+def _table(path, fmt, target, group, need_target, columns) -> Data:
+    need("pandas", "reading CSV and Parquet files")
+    names, frame = _parquet(path) if fmt == "parquet" else _csv(path, fmt)
     for option, name in (("--target", target), ("--group", group)):
-        if name is not None and name not in frame.columns:
-            shown = ", ".join(list(frame.columns)[:8])
+        if name is not None and name not in names:
+            shown = ", ".join(names[:8])
             raise CliError(f"{option} {name!r}: no such column in {path!r} (columns: {shown}, ...)")
+    if columns is None:
+        _check_names(path, names)
+        frame.columns = names
+    else:
+        frame = _take(path, names, frame, columns)
+    y = groups = None
     if target is None and need_target:
         raise CliError(f"--target is required for a table ({path!r}): name the column to predict")
     if target is not None:
@@ -125,13 +153,109 @@ def _table(path, fmt, target, group, need_target) -> Data:
     return Data("table", frame=frame, y=y, groups=groups)
 
 
-def _svmlight(path) -> Data:
+def _csv(path, fmt):
+    """The header's names as written, and the rows under positional
+    column labels (pandas renames repeated names, which must be caught)."""
+    import pandas as pd
+
+    sep = "\t" if fmt == "tsv" else ","
+    header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, na_filter=False)
+    names = [str(v) for v in header.iloc[0].tolist()]
+    # round_trip: the float each number's text names (pandas' default
+    # parser before 2.0 could be one unit in the last place off; pandas 3
+    # deprecates the option, its default being exact).
+    exact = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 2 else {}
+    frame = pd.read_csv(path, sep=sep, **exact)
+    if frame.shape[1] != len(names) or not isinstance(frame.index, pd.RangeIndex):
+        raise CliError(
+            f"DATA {path!r}: its rows have more fields than its header has names "
+            f"({len(names)}); name every column"
+        )
+    frame.columns = range(len(names))
+    return names, frame
+
+
+def _parquet(path):
+    """As ``_csv``: the schema's names and the columns under positions
+    (pandas cannot build a frame from a file with a repeated name). The
+    pandas index that ``to_parquet`` may store is not a column."""
+    need("pyarrow", "reading Parquet files")
+    import json
+
+    import pyarrow.parquet as pq
+
+    table = pq.ParquetFile(path).read()
+    metadata = (table.schema.metadata or {}).get(b"pandas")
+    index = set()
+    if metadata:
+        index = {c for c in json.loads(metadata).get("index_columns", []) if isinstance(c, str)}
+    keep = [i for i, name in enumerate(table.column_names) if name not in index]
+    names = [str(table.column_names[i]) for i in keep]
+    table = table.select(keep).replace_schema_metadata(None)
+    frame = table.rename_columns([str(i) for i in range(len(keep))]).to_pandas()
+    frame.columns = range(len(keep))
+    return names, frame
+
+
+def _check_names(path, names):
+    """A training table's names are distinct and non-empty."""
+    empty = [i + 1 for i, name in enumerate(names) if not name.strip()]
+    if empty:
+        raise CliError(
+            f"DATA {path!r}: column {empty[0]} (of {len(names)}) has no name (an empty header "
+            "cell, as pandas' to_csv writes for an index); name it or drop it"
+        )
+    counts = Counter(names)
+    repeated = [name for name in names if counts[name] > 1]
+    if repeated:
+        where = [i + 1 for i, name in enumerate(names) if name == repeated[0]]
+        raise CliError(
+            f"DATA {path!r}: the column name {repeated[0]!r} appears {len(where)} times "
+            f"(columns {', '.join(map(str, where))}); names must be distinct"
+        )
+
+
+def _take(path, names, frame, columns):
+    """The ``columns`` a model takes, by name, each of which must appear
+    once in the file."""
+    counts = Counter(names)
+    absent = [c for c in columns if counts[c] == 0]
+    if absent:
+        raise CliError(f"DATA {path!r} lacks the model's column(s) {absent[:5]}")
+    repeated = [c for c in columns if counts[c] > 1]
+    if repeated:
+        raise CliError(
+            f"DATA {path!r}: the model's column {repeated[0]!r} appears {counts[repeated[0]]} "
+            "times; which one to use is ambiguous"
+        )
+    position = {name: i for i, name in enumerate(names)}
+    taken = frame[[position[c] for c in columns]]
+    taken.columns = list(columns)
+    return taken
+
+
+def _svmlight(path, zero_based=None, n_features=None) -> Data:
+    """An svmlight file. ``zero_based`` None (a training file): one-based
+    unless some row uses index 0. ``n_features``: the model's width."""
     from sklearn.datasets import load_svmlight_file
 
-    X, y, qid = load_svmlight_file(path, query_id=True)
+    width = None if n_features is None else n_features + (0 if zero_based else 1)
+    # Read as written (indices as given), then drop the unused column 0 of
+    # a one-based file: scikit-learn's "auto" guesses per file instead.
+    X, y, qid = load_svmlight_file(path, zero_based=True, query_id=True, n_features=width)
+    if zero_based is None:
+        zero_based = bool(X.nnz) and bool(X.indices.min() == 0)
+    elif not zero_based and X.shape[1] and X[:, 0].nnz:
+        raise CliError(
+            f"DATA {path!r} uses feature index 0, but the model's training file was one-based"
+        )
+    offset = 0 if zero_based else 1
+    if offset:
+        X = X[:, 1:] if X.shape[1] else X
     groups = qid if qid.size and np.any(qid != 0) else None
+    names = [f"x{j + offset}" for j in range(X.shape[1])]
     return Data(
-        "matrix", X=X, feature_names=[f"x{j}" for j in range(X.shape[1])], y=y, groups=groups
+        "matrix", X=X, feature_names=names, y=y, groups=groups, zero_based=zero_based
     )
 
 
@@ -154,11 +278,16 @@ def _npz(path, need_target) -> Data:
     for label, values in (("y", y), ("group", groups)):
         if values is not None and (values.ndim != 1 or len(values) != X.shape[0]):
             raise CliError(f"DATA {path!r}: {label} must hold one value per row of X")
+    named = names is not None
     if names is None:
         names = [f"x{j}" for j in range(X.shape[1])]
-    elif len(names) != X.shape[1] or len(set(names)) != len(names):
+    elif (
+        len(names) != X.shape[1]
+        or len(set(names)) != len(names)
+        or not all(n.strip() for n in names)
+    ):
         raise CliError(f"DATA {path!r}: feature_names must name each column of X once")
-    return Data("matrix", X=X, feature_names=names, y=y, groups=groups)
+    return Data("matrix", X=X, feature_names=names, y=y, groups=groups, named=named)
 
 
 def _sparse(arrays, path):

@@ -8,7 +8,13 @@ import numpy as np
 
 def test_metrics(task, model, X, y, groups) -> dict:
     """AUC, accuracy and log-loss (classification), RMSE and R²
-    (regression) or NDCG@10 (ranking; ``groups`` are query sizes)."""
+    (regression) or NDCG@10 (ranking; ``groups`` are query sizes). A
+    metric that is undefined on these rows is None (JSON null), never NaN."""
+    metrics = _metrics(task, model, X, y, groups)
+    return {k: v if v is not None and np.isfinite(v) else None for k, v in metrics.items()}
+
+
+def _metrics(task, model, X, y, groups) -> dict:
     from sklearn.metrics import accuracy_score, log_loss, mean_squared_error, r2_score
 
     if task == "regression":

@@ -16,11 +16,13 @@ import numpy as np
 from . import methods, readers, splitting
 from .encoding import Encoding
 from .errors import CliError, Parser, need
+from .output import staged
 from .progress import Progress
 from .scoring import test_metrics
 
 # Validation rows drawn from the training rows, watched after every round.
 VALIDATION_FRACTION = 0.2
+MAX_SEED = 2**32 - 1
 _RELATIVE_MU = re.compile(r"^\s*[0-9.eE+-]+\s*\*\s*mu_max\s*$")
 
 
@@ -34,7 +36,7 @@ def make_parser():
     p.add_argument("--n-features", type=_int_at_least(1), metavar="K", help="feature budget")
     p.add_argument("--mu", help="penalty: a number, or 'f*mu_max' (relative)")
     p.add_argument("--test-size", type=_fraction, default=0.25)
-    p.add_argument("--random-state", type=_int_at_least(0), default=0)
+    p.add_argument("--random-state", type=_seed, default=0, help="0 .. 2**32-1 (0)")
     p.add_argument("--out", default="sparseboost-out", metavar="DIR")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     return p
@@ -56,6 +58,14 @@ def _int_at_least(minimum):
 
     parse.__name__ = "int"
     return parse
+
+
+def _seed(text):
+    """``--random-state``: the seeds scikit-learn's splitters take."""
+    value = _int_at_least(0)(text)
+    if value > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_SEED} (2**32 - 1), got {value}")
+    return value
 
 
 def _fraction(text):
@@ -92,29 +102,46 @@ def main(argv) -> int:
         raise CliError(f"--mu applies to the penalised methods ({', '.join(methods.BOOSTERS)})")
     # The report needs matplotlib whatever the input; say so before the work.
     need("matplotlib", "the report's plots")
-    progress = Progress(args.quiet)
-    started = time.perf_counter()
-
     path = args.data or readers.madelon_path()
     readers.file_format(path)  # a wrong name fails before any progress line
     if not os.path.isfile(path):
         raise CliError(f"DATA {path!r}: no such file")
+    with staged(args.out) as out:
+        summary = run(args, mu, path, out)
+    _print_summary(summary, args.out)
+    return 0
+
+
+def run(args, mu, path, out) -> dict:
+    """The whole job, writing into the folder ``out``; returns the summary."""
+    progress = Progress(args.quiet)
+    started = time.perf_counter()
     progress.stage(f"reading {path}")
     data = readers.read(path, target=args.target, group=args.group)
     task = splitting.resolve_task(args.task, data.y, data.groups is not None)
     if data.kind == "table":
         progress.stage(f"encoding {data.shape[1]} columns")
         encoding = Encoding.fit(data.frame, task=task, target=args.target, group=args.group)
+        for note in encoding.notes:
+            progress.note(note)
         X = encoding.transform(data.frame)
     else:
-        encoding = Encoding(task, None, None, None, data.feature_names)
+        encoding = Encoding(
+            task, None, None, None, data.feature_names, svmlight_zero_based=data.zero_based
+        )
         X = data.X  # a scipy sparse matrix goes to the engine as it is
     y = data.y
 
-    test_seed, val_seed = args.random_state, args.random_state + 1
+    # Seeds of the two splits, any --random-state in 0 .. 2**32-1.
+    test_seed, val_seed = args.random_state, (args.random_state + 1) % (MAX_SEED + 1)
     train, test = splitting.split_rows(task, y, data.groups, args.test_size, test_seed)
     fit_rows, val_rows = splitting.split_rows(
-        task, y[train], _part(data.groups, train), VALIDATION_FRACTION, val_seed
+        task,
+        y[train],
+        _part(data.groups, train),
+        VALIDATION_FRACTION,
+        val_seed,
+        part="the training part",
     )
     fit_rows = train[fit_rows]
     val_rows = train[val_rows]
@@ -152,14 +179,11 @@ def main(argv) -> int:
         None if fitted.model_columns is None else [int(j) for j in fitted.model_columns]
     )
 
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "selected_features.txt"), "w", encoding="utf-8") as f:
+    with open(os.path.join(out, "selected_features.txt"), "w", encoding="utf-8") as f:
         f.write("".join(f"{name}\n" for name in selected_names))
     from ..persistence import save_model
 
-    save_model(
-        fitted.model, os.path.join(args.out, "model.json"), input_encoding=encoding.to_dict()
-    )
+    save_model(fitted.model, os.path.join(out, "model.json"), input_encoding=encoding.to_dict())
     summary = {
         "data": os.path.abspath(path) if args.data else "embedded Madelon (sparseboost/data)",
         "task": task,
@@ -184,18 +208,18 @@ def main(argv) -> int:
         "selected_features": selected_names,
         "test_metrics": metrics,
         "fit_seconds": round(fit_seconds, 3),
+        "notes": list(encoding.notes),
     }
 
     progress.stage("report: refits for the plots")
     from .report import write_report
 
-    write_report(args.out, summary, encoding, fitted, parts, history, progress)
+    write_report(out, summary, encoding, fitted, parts, history, progress)
     summary["total_seconds"] = round(time.perf_counter() - started, 3)
-    with open(os.path.join(args.out, "metrics.json"), "w", encoding="utf-8") as f:
-        json.dump(summary, f, indent=2, allow_nan=False)
-        f.write("\n")
-    _print_summary(summary, args.out)
-    return 0
+    text = json.dumps(summary, indent=2, allow_nan=False)
+    with open(os.path.join(out, "metrics.json"), "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+    return summary
 
 
 def _part(values, rows):

@@ -46,28 +46,50 @@ def _missing(values) -> np.ndarray:
     return np.zeros(len(values), dtype=bool)
 
 
-def split_rows(task, y, groups, fraction, seed) -> tuple:
+# The fewest rows (queries, for ranking) each part may have: the test
+# metrics need 2 rows (R², AUC); the fit and its validation part need 1.
+MIN_TEST_ROWS = 2
+
+
+def split_rows(task, y, groups, fraction, seed, *, part="DATA") -> tuple:
     """Row indices ``(kept, held_out)``, ``fraction`` of the rows (or of
-    the queries) held out."""
+    the queries) held out. ``part`` names what is split (the data for the
+    test set, the training part for the validation set); a split that would
+    leave a part too small fails, before anything is fitted."""
     from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
     n = len(y)
     rows = np.arange(n)
+    unit = "queries" if task == "ranking" else "rows"
+    units = len(np.unique(groups)) if task == "ranking" else n
+    # scikit-learn's sizes: ceil(fraction * n) held out, the rest kept.
+    held = int(np.ceil(fraction * units))
+    if part == "DATA":
+        least_held, least_kept = (1 if task == "ranking" else MIN_TEST_ROWS), 2
+        if held < least_held or units - held < least_kept:
+            raise CliError(
+                f"DATA has {units} {unit}: --test-size {fraction:g} holds out {held} for the "
+                f"test and leaves {units - held} for training, which need {least_held} and "
+                f"{least_kept} (fit and validation) or more; add {unit} or change --test-size"
+            )
+    elif held < 1 or units - held < 1:
+        raise CliError(
+            f"{part} has {units} {unit}: the validation fraction {fraction:g} holds out "
+            f"{held} and leaves {units - held} to fit, which need 1 or more each; add {unit} "
+            "or lower --test-size"
+        )
     if task == "ranking":
         splitter = GroupShuffleSplit(n_splits=1, test_size=fraction, random_state=seed)
-        kept, held = next(splitter.split(rows, groups=groups))
-        if len(kept) == 0 or len(held) == 0:
-            raise CliError("too few queries to hold some out; lower --test-size or add queries")
-        return kept, held
+        return next(splitter.split(rows, groups=groups))
     stratify = None
     if task == "classification":
-        _, counts = np.unique(np.asarray(y).astype(str), return_counts=True)
-        # Stratifying needs 2 rows per class; otherwise plain shuffling.
-        stratify = np.asarray(y).astype(str) if counts.min() >= 2 else None
-    try:
-        return train_test_split(rows, test_size=fraction, random_state=seed, stratify=stratify)
-    except ValueError as e:
-        raise CliError(f"cannot hold out {fraction} of {n} rows: {e}") from None
+        labels = np.asarray(y).astype(str)
+        _, counts = np.unique(labels, return_counts=True)
+        # Stratifying needs 2 rows per class, and room for every class in
+        # both parts; otherwise plain shuffling.
+        if counts.min() >= 2 and len(counts) <= held <= n - len(counts):
+            stratify = labels
+    return train_test_split(rows, test_size=fraction, random_state=seed, stratify=stratify)
 
 
 def query_order(groups) -> tuple:
