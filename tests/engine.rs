@@ -632,3 +632,55 @@ fn a_model_file_is_checked_as_untrusted_input() {
         assert!(e.contains(field), "{field}: {e}");
     }
 }
+
+#[test]
+fn an_observer_may_use_the_shared_pools_on_one_thread() {
+    // A Python callback that predicts or fits runs inside the observer, on
+    // the shared pools. A one-thread fit on the shared one-thread pool
+    // blocked that pool's only thread while waiting for the observer, so
+    // the observer's work waited for it forever.
+    let (n, d) = (300, 3);
+    let x = uniform(n, d, 4);
+    let y: Vec<f64> = (0..n).map(|i| x[i * d]).collect();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let data = TrainingData {
+            x: sparseboost::matrix::FeatureMatrix::dense(&x, n, d),
+            y: &y,
+            weights: None,
+            group_sizes: None,
+        };
+        let params = BoosterParams {
+            n_estimators: 3,
+            n_threads: 1,
+            ..Default::default()
+        };
+        let mut observed = 0;
+        let inner_params = BoosterParams {
+            n_estimators: 2,
+            n_threads: 1,
+            ..Default::default()
+        };
+        // The Python bindings run callbacks on the caller's thread, not on
+        // the fit's: so does this observer.
+        let mut observer = |_: &sparseboost::RoundReport| {
+            let inner = std::thread::scope(|scope| {
+                scope
+                    .spawn(|| {
+                        sparseboost::threads::install(1, || fit(&data, &inner_params, &never))
+                    })
+                    .join()
+                    .unwrap()
+            });
+            observed += usize::from(inner.unwrap().is_ok());
+            true
+        };
+        let fitted = sparseboost::fit_with(&data, &params, &[], &never, &mut observer);
+        let _ = done.send((fitted.is_ok(), observed));
+    });
+    let (ok, observed) = finished
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the fit waited for its own observer (deadlock)");
+    assert!(ok);
+    assert_eq!(observed, 3);
+}

@@ -162,9 +162,10 @@ def _csv(path, fmt):
     header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, na_filter=False)
     names = [str(v) for v in header.iloc[0].tolist()]
     # round_trip: the float each number's text names (pandas' default
-    # parser before 2.0 could be one unit in the last place off; pandas 3
-    # deprecates the option, its default being exact).
-    exact = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 2 else {}
+    # parser before 3.0 is not always correctly rounded: 1.5's was one unit
+    # in the last place off; pandas 3 deprecates the option, its default
+    # being exact).
+    exact = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
     frame = pd.read_csv(path, sep=sep, **exact)
     if frame.shape[1] != len(names) or not isinstance(frame.index, pd.RangeIndex):
         raise CliError(
