@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 import pytest
+from csv_exact import read_csv_exact
 from sparseboost import SparseBoostRegressor
 from sparseboost.cli import main
 from sparseboost.persistence import load_input_encoding, load_model
@@ -38,7 +39,7 @@ def predict(model, data, out):
 
 
 def predictions(path):
-    return pd.read_csv(path)["prediction"].to_numpy()
+    return read_csv_exact(pd, path)["prediction"].to_numpy()
 
 
 def last_error(capsys):
@@ -53,8 +54,12 @@ def last_error(capsys):
 def test_npz_predict_takes_columns_by_feature_names(tmp_path):
     frame = regression_frame()
     names = ["c0", "c1", "c2", "c3"]
-    np.savez(tmp_path / "a.npz", X=frame[names].to_numpy(), y=frame["y"].to_numpy(),
-             feature_names=np.array(names))
+    np.savez(
+        tmp_path / "a.npz",
+        X=frame[names].to_numpy(),
+        y=frame["y"].to_numpy(),
+        feature_names=np.array(names),
+    )
     code, out = select(tmp_path, tmp_path / "a.npz")
     assert code == 0
     reordered = ["c3", "extra", "c1", "c0", "c2"]
@@ -62,18 +67,26 @@ def test_npz_predict_takes_columns_by_feature_names(tmp_path):
     np.savez(tmp_path / "b.npz", X=shuffled, feature_names=np.array(reordered))
     assert predict(out / "model.json", tmp_path / "a.npz", tmp_path / "pa.csv") == 0
     assert predict(out / "model.json", tmp_path / "b.npz", tmp_path / "pb.csv") == 0
-    np.testing.assert_array_equal(predictions(tmp_path / "pa.csv"),
-                                  predictions(tmp_path / "pb.csv"))
+    np.testing.assert_array_equal(
+        predictions(tmp_path / "pa.csv"), predictions(tmp_path / "pb.csv")
+    )
 
 
 def test_npz_predict_without_a_model_column_is_refused(tmp_path, capsys):
     frame = regression_frame()
     names = ["c0", "c1", "c2", "c3"]
-    np.savez(tmp_path / "a.npz", X=frame[names].to_numpy(), y=frame["y"].to_numpy(),
-             feature_names=np.array(names))
+    np.savez(
+        tmp_path / "a.npz",
+        X=frame[names].to_numpy(),
+        y=frame["y"].to_numpy(),
+        feature_names=np.array(names),
+    )
     assert select(tmp_path, tmp_path / "a.npz")[0] == 0
-    np.savez(tmp_path / "b.npz", X=frame[names].to_numpy(), feature_names=np.array(
-        ["c0", "c1", "c2", "other"]))
+    np.savez(
+        tmp_path / "b.npz",
+        X=frame[names].to_numpy(),
+        feature_names=np.array(["c0", "c1", "c2", "other"]),
+    )
     assert predict(tmp_path / "out" / "model.json", tmp_path / "b.npz", tmp_path / "p.csv") == 2
     assert "lack the model's column(s) ['c3']" in last_error(capsys)
 
@@ -218,8 +231,21 @@ def test_numbers_stored_as_objects_are_numbers(tmp_path, capsys):
         }
     )
     pq.write_table(table, tmp_path / "t.parquet")
-    code, out = main(["select", str(tmp_path / "t.parquet"), "--target", "y", "--out",
-                      str(tmp_path / "out"), "--random-state", "0"]), tmp_path / "out"
+    code, out = (
+        main(
+            [
+                "select",
+                str(tmp_path / "t.parquet"),
+                "--target",
+                "y",
+                "--out",
+                str(tmp_path / "out"),
+                "--random-state",
+                "0",
+            ]
+        ),
+        tmp_path / "out",
+    )
     assert code == 0
     _, encoding = load_input_encoding(str(out / "model.json"))
     assert [c.categories for c in encoding.columns] == [None, None]
@@ -232,8 +258,20 @@ def test_numbers_stored_as_objects_are_numbers(tmp_path, capsys):
     text = frame.assign(big=[str(b) for b in big]).to_csv(index=False)
     (tmp_path / "t.csv").write_text(text)
     assert pd.read_csv(tmp_path / "t.csv")["big"].dtype == object
-    assert main(["select", str(tmp_path / "t.csv"), "--target", "y", "--out",
-                 str(tmp_path / "out2"), *QUIET]) == 0
+    assert (
+        main(
+            [
+                "select",
+                str(tmp_path / "t.csv"),
+                "--target",
+                "y",
+                "--out",
+                str(tmp_path / "out2"),
+                *QUIET,
+            ]
+        )
+        == 0
+    )
     _, encoding = load_input_encoding(str(tmp_path / "out2" / "model.json"))
     assert [c.categories for c in encoding.columns] == [None, None]
 
@@ -308,8 +346,9 @@ def test_a_fresh_out_folder_appears_only_on_success(tmp_path):
     out = tmp_path / "a" / "b" / "out"
     assert main(["select", str(tmp_path / "t.csv"), "--target", "nope", "--out", str(out)]) == 2
     assert not (tmp_path / "a").exists()
-    assert main(["select", str(tmp_path / "t.csv"), "--target", "y", "--out", str(out),
-                 *QUIET]) == 0
+    assert (
+        main(["select", str(tmp_path / "t.csv"), "--target", "y", "--out", str(out), *QUIET]) == 0
+    )
     assert sorted(os.listdir(out))[:2] == ["correlation.png", "importance.png"]
     assert (out / "metrics.json").exists()
 
@@ -336,8 +375,17 @@ def test_an_undefined_metric_is_null_not_a_broken_json(tmp_path, monkeypatch):
 @pytest.mark.parametrize("seed, code", [("4294967295", 0), ("4294967296", 2), ("-1", 2)])
 def test_random_state_range_is_checked_before_reading(tmp_path, capsys, seed, code):
     regression_frame().to_csv(tmp_path / "t.csv", index=False)
-    argv = ["select", str(tmp_path / "t.csv"), "--target", "y", "--quiet",
-            "--out", str(tmp_path / "out"), "--random-state", seed]
+    argv = [
+        "select",
+        str(tmp_path / "t.csv"),
+        "--target",
+        "y",
+        "--quiet",
+        "--out",
+        str(tmp_path / "out"),
+        "--random-state",
+        seed,
+    ]
     assert main(argv) == code
     if code:
         line = last_error(capsys)
@@ -374,8 +422,11 @@ def test_input_encoding_task_must_match_the_estimator(tmp_path):
     document = json.loads((out / "model.json").read_text())
     document["input_encoding"]["task"] = "classification"
     (tmp_path / "bad.json").write_text(json.dumps(document))
-    with pytest.raises(ValueError, match=r"input_encoding.task is 'classification'.*"
-                                         r"SparseBoostClassifier.*SparseBoostRegressor"):
+    with pytest.raises(
+        ValueError,
+        match=r"input_encoding.task is 'classification'.*"
+        r"SparseBoostClassifier.*SparseBoostRegressor",
+    ):
         load_model(tmp_path / "bad.json")
     assert predict(tmp_path / "bad.json", tmp_path / "t.csv", tmp_path / "p.csv") == 2
 
@@ -396,8 +447,7 @@ def test_old_non_canonical_categories_still_match(tmp_path):
     column["categories"] = ["1.0", "2.0", "x"]
     (tmp_path / "old.json").write_text(json.dumps(document))
     assert predict(tmp_path / "old.json", tmp_path / "t.csv", tmp_path / "q.csv") == 0
-    np.testing.assert_array_equal(predictions(tmp_path / "p.csv"),
-                                  predictions(tmp_path / "q.csv"))
+    np.testing.assert_array_equal(predictions(tmp_path / "p.csv"), predictions(tmp_path / "q.csv"))
     column["categories"] = ["1", "1.0", "x"]
     (tmp_path / "bad.json").write_text(json.dumps(document))
     with pytest.raises(ValueError, match=r"columns\[0\].categories must be distinct"):

@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+from csv_exact import read_csv_exact
 from sparseboost import SparseBoostRegressor
 from sparseboost.cli import main
 from sparseboost.cli.encoding import MISSING, Encoding
@@ -80,9 +81,7 @@ def test_predict_round_trip_matches_the_estimator(tmp_path):
     predictions = tmp_path / "p.csv"
     model_path = str(out / "model.json")
     assert main(["predict", model_path, str(tmp_path / "new.csv"), "--out", str(predictions)]) == 0
-    # exact floats: round_trip before pandas 3, which deprecates it (exact)
-    exact = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
-    got = pd.read_csv(predictions, **exact)
+    got = read_csv_exact(pd, predictions)
 
     # The encoding written by hand: numeric columns as they are, then one
     # indicator per training category of city (sorted, <missing> last).

@@ -45,8 +45,7 @@ CALLS = {
     # while a callback runs a long prediction of another one-thread model:
     # the callback raises KeyboardInterrupt and that stops the fit.
     "callback that waits": (
-        "X = np.random.default_rng(0).random((2000, 20)); y = X[:, 0] + X[:, 1]\n"
-        "import time",
+        "X = np.random.default_rng(0).random((2000, 20)); y = X[:, 0] + X[:, 1]\nimport time",
         "SparseBoostRegressor(n_estimators=100, n_jobs=1,"
         " callbacks=[lambda r: time.sleep(600)]).fit(X, y)",
         1.0,

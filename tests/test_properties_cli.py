@@ -16,11 +16,12 @@ and accents.
 import io
 import json
 import os
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pytest
 from contract import budget, example, tally, tmp_path
+from csv_exact import read_csv_exact
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -60,7 +61,9 @@ def tables(draw):
     )
     kinds = draw(
         st.lists(
-            st.sampled_from(["float", "int", "bool", "category", "category"]), min_size=d, max_size=d
+            st.sampled_from(["float", "int", "bool", "category", "category"]),
+            min_size=d,
+            max_size=d,
         ),
         label="kinds",
     )
@@ -139,8 +142,6 @@ def write(frame, y, fmt):
 def run(argv):
     """``sparseboost ...`` in process: (exit status, stderr's last line)."""
     err = io.StringIO()
-    from contextlib import redirect_stderr
-
     with redirect_stdout(io.StringIO()), redirect_stderr(err):
         code = main(argv)
     lines = err.getvalue().strip().splitlines()
@@ -186,10 +187,6 @@ def by_hand(frame, encoding):
                 blocks.append(np.array([k == category for k in keys], dtype=float).reshape(-1, 1))
     X = np.hstack(blocks)
     return X if encoding.model_columns is None else X[:, encoding.model_columns]
-
-
-def predicted(path):
-    return pd.read_csv(path).drop(columns="prediction", errors="ignore").to_numpy(float)
 
 
 def predict_file(model, path):
@@ -255,7 +252,7 @@ def test_predict_on_the_training_file_equals_the_saved_model(table, fmt, data):
     code, line, predictions = predict_file(model_path, write(frame, y, fmt))
     assert code == 0, line
     X = by_hand(frame, encoding)
-    got = pd.read_csv(predictions)
+    got = read_csv_exact(pd, predictions)
     if task == "classification":
         expected = model.predict_proba(X)
         columns = [f"proba_{c}" for c in model.classes_]
@@ -282,14 +279,12 @@ def test_permuted_or_repeated_predict_columns(table, fmt, data):
     used = {c.name for c in encoding.columns} if encoding.columns else set(encoding.feature_names)
     code, line, reference = predict_file(model_path, write(frame, y, fmt))
     assert code == 0, line
-    expected = pd.read_csv(reference)
+    expected = read_csv_exact(pd, reference)
 
     order = data.draw(st.permutations(list(frame.columns)), label="order")
     changed = frame[order].copy()
     if data.draw(st.booleans(), label="extra column"):
-        changed.insert(
-            data.draw(st.integers(0, changed.shape[1]), label="at"), "zz extra", 1.5
-        )
+        changed.insert(data.draw(st.integers(0, changed.shape[1]), label="at"), "zz extra", 1.5)
     repeat = data.draw(st.sampled_from([None, *frame.columns]), label="repeat")
     if repeat is not None and fmt != "npz":
         # pandas cannot hold two columns of one name in a frame we write
@@ -302,7 +297,7 @@ def test_permuted_or_repeated_predict_columns(table, fmt, data):
         assert code == 2 and f"{repeat!r} appears 2 times" in line, line
         return
     assert code == 0, line
-    got = pd.read_csv(result)
+    got = read_csv_exact(pd, result)
     pd.testing.assert_frame_equal(got, expected)
 
 

@@ -179,9 +179,7 @@ class Encoding:
             if c.categories is None:
                 numbers, bad, _ = cells.numbers(values)
                 if bad is not None:
-                    raise ValueError(
-                        f"{argument}: column {c.name!r} must be numeric, got {bad!r}"
-                    )
+                    raise ValueError(f"{argument}: column {c.name!r} must be numeric, got {bad!r}")
                 parts.append(numbers.reshape(-1, 1))
             else:
                 keys = cells.category_keys(values)

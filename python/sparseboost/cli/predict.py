@@ -63,9 +63,7 @@ def read(path, encoding):
         path,
         need_target=False,
         zero_based=encoding.svmlight_zero_based,
-        n_features=len(encoding.feature_names)
-        if readers.file_format(path) == "svmlight"
-        else None,
+        n_features=len(encoding.feature_names) if readers.file_format(path) == "svmlight" else None,
     )
 
 

@@ -167,7 +167,9 @@ def _csv(path, fmt):
     # being exact).
     exact = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
     frame = pd.read_csv(path, sep=sep, **exact)
-    if frame.shape[1] != len(names) or not isinstance(frame.index, pd.RangeIndex):
+    # More fields in the rows than names: pandas makes the first an index.
+    shifted = len(frame) and not isinstance(frame.index, pd.RangeIndex)
+    if frame.shape[1] != len(names) or shifted:
         raise CliError(
             f"DATA {path!r}: its rows have more fields than its header has names "
             f"({len(names)}); name every column"
@@ -255,9 +257,7 @@ def _svmlight(path, zero_based=None, n_features=None) -> Data:
         X = X[:, 1:] if X.shape[1] else X
     groups = qid if qid.size and np.any(qid != 0) else None
     names = [f"x{j + offset}" for j in range(X.shape[1])]
-    return Data(
-        "matrix", X=X, feature_names=names, y=y, groups=groups, zero_based=zero_based
-    )
+    return Data("matrix", X=X, feature_names=names, y=y, groups=groups, zero_based=zero_based)
 
 
 def _npz(path, need_target) -> Data:
