@@ -113,6 +113,8 @@ def test_predict_refuses_a_repeated_model_column(tmp_path, capsys):
         ("c0,c1,c2,c0,y", "'c0' appears 2 times (columns 1, 4)"),
         ("c0,c1,c2,y,y", "'y' appears 2 times"),  # the target would leak as y.1
         ("c0,c1,c2,,y", "column 4 (of 5) has no name"),
+        # the one-line error keeps the spaces inside a name
+        ("c0,a  b,c2,a  b,y", "'a  b' appears 2 times"),
     ],
 )
 def test_training_names_must_be_distinct_and_present(tmp_path, capsys, header, expected):

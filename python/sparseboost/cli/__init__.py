@@ -48,6 +48,8 @@ def main(argv=None) -> int:
 
 
 def _fail(message: str) -> int:
-    line = " ".join(message.split()) or "failed"
+    # One line, but spaces inside it kept: they may be part of a name.
+    parts = [part.strip() for part in message.strip().splitlines()]
+    line = " ".join(part for part in parts if part) or "failed"
     print(f"sparseboost: error: {line}", file=sys.stderr)
     return 2
