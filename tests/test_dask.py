@@ -26,6 +26,7 @@ from sparseboost import (  # noqa: E402
     SparseBoostRanker,
     SparseBoostRegressor,
     _core,
+    load_model,
 )
 from sparseboost._matrix import engine_matrix  # noqa: E402
 from sparseboost.dask import (  # noqa: E402
@@ -164,7 +165,7 @@ def test_dask_fit_equals_the_in_process_transport_over_the_same_shards(client, k
 
 @pytest.mark.parametrize("search", ["exhaustive", "group_testing"])
 @pytest.mark.parametrize("kind", list(_ESTIMATORS))
-def test_one_shard_is_the_single_machine_estimator(client, kind, search):
+def test_one_shard_is_the_single_machine_estimator(client, kind, search, tmp_path):
     X, y, group = _problem(kind, n=600, d=30, seed=1)
     dX = da.from_array(X, chunks=-1)
     dask_cls, local_cls = _ESTIMATORS[kind]
@@ -175,6 +176,13 @@ def test_one_shard_is_the_single_machine_estimator(client, kind, search):
     assert est._model.to_json() == local._model.to_json()
     restored = pickle.loads(pickle.dumps(est.to_local()))
     np.testing.assert_array_equal(restored.predict(X), local.predict(X))
+    # A Dask estimator's file loads as the equivalent single-machine one.
+    path = tmp_path / "dask.json"
+    est.save_model(path)
+    loaded = load_model(path)
+    assert type(loaded) is local_cls
+    assert loaded._model.to_json() == local._model.to_json()
+    np.testing.assert_array_equal(loaded.predict(X), local.predict(X))
 
 
 def _placed(client, blocks, workers):

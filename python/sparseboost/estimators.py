@@ -8,6 +8,7 @@ from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
 
+from . import persistence
 from ._base import BaseSparseBoost
 from ._validation import check_labels_sortable
 
@@ -293,3 +294,7 @@ def probabilities(logit: np.ndarray) -> np.ndarray:
     """``[1 - p, p]`` with ``p = σ(logit)``, shape (n, 2), without overflow."""
     p = expit(logit)
     return np.column_stack([expit(-logit), p])
+
+
+persistence.register(SparseBoostRegressor, {"squared_error"})
+persistence.register(SparseBoostClassifier, {"binary_logloss", "multi_logloss"})

@@ -21,7 +21,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted
 
 from ._matrix import engine_matrix
-from . import _core, _training
+from . import _core, _training, persistence
 from ._base import _ENGINE_PARAMS, BaseSparseBoost, FeatureSelectorMixin, check_fit_input
 from ._validation import (
     check_labels_sortable,
@@ -521,3 +521,7 @@ class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):
         """Accuracy of ``predict(X, task)`` over all rows."""
         predicted, y, sample_weight = self._score_inputs(X, y, task, sample_weight)
         return float(accuracy_score(y, predicted, sample_weight=sample_weight))
+
+
+persistence.register(MultiTaskSparseBoostRegressor, {"squared_error"}, multitask=True)
+persistence.register(MultiTaskSparseBoostClassifier, {"binary_logloss"}, multitask=True)

@@ -50,25 +50,37 @@ import tempfile
 import numpy as np
 
 from . import _core
-from .estimators import SparseBoostClassifier, SparseBoostRegressor
-from .multitask import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor
-from .ranker import SparseBoostRanker
 
 FORMAT = "sparseboost"
 VERSION = 1
-_MULTITASK = (MultiTaskSparseBoostRegressor, MultiTaskSparseBoostClassifier)
-_CLASSES = {
-    c.__name__: c
-    for c in (SparseBoostRegressor, SparseBoostClassifier, SparseBoostRanker, *_MULTITASK)
-}
-# The engine objectives each estimator fits.
-_OBJECTIVES = {
-    SparseBoostRegressor: {"squared_error"},
-    SparseBoostClassifier: {"binary_logloss", "multi_logloss"},
-    SparseBoostRanker: {"lambdarank"},
-    MultiTaskSparseBoostRegressor: {"squared_error"},
-    MultiTaskSparseBoostClassifier: {"binary_logloss"},
-}
+# The estimator kinds a file may name: name -> (class, the engine objectives
+# its models have, whether it is multitask). Filled by ``register`` where
+# each class is defined, so that this module imports no estimator (the
+# estimators import it to save themselves).
+_KINDS: dict = {}
+
+
+def register(cls, objectives, *, multitask=False):
+    """Let files name ``cls``: its models have one of ``objectives``."""
+    _KINDS[cls.__name__] = (cls, frozenset(objectives), multitask)
+    return cls
+
+
+def _kind_of(estimator):
+    """The registered kind an estimator is saved as: its own class, or for
+    an estimator that has a single-machine equivalent (the Dask
+    estimators' ``to_local``), that one's."""
+    kind = _KINDS.get(type(estimator).__name__)
+    if kind is not None and kind[0] is type(estimator):
+        return estimator, kind
+    to_local = getattr(estimator, "to_local", None)
+    if callable(to_local):
+        return _kind_of(to_local())
+    raise TypeError(
+        f"cannot save a {type(estimator).__name__}: a model file holds one of {sorted(_KINDS)}"
+    )
+
+
 # Label dtypes a file may restore (kinds: bool, int, uint, float, str).
 _LABEL_KINDS = "biufU"
 
@@ -124,6 +136,7 @@ def save_model(estimator, path, *, input_encoding=None) -> None:
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(estimator)
+    estimator, (_, _, multitask) = _kind_of(estimator)
     names = getattr(estimator, "feature_names_in_", None)
     classes = getattr(estimator, "classes_", None)
     fitted = {
@@ -135,7 +148,7 @@ def save_model(estimator, path, *, input_encoding=None) -> None:
         fitted["classes_"], fitted["classes_dtype"] = _labels(classes)
     for key in ("best_iteration_", "best_score_", "mu_max_"):
         fitted[key] = getattr(estimator, key, None)
-    if isinstance(estimator, _MULTITASK):
+    if multitask:
         fitted["tasks_"], fitted["tasks_dtype"] = _labels(estimator.tasks_)
     document = {
         "format": FORMAT,
@@ -305,10 +318,10 @@ def load_model(path):
             f"version {document.get('version')!r})"
         )
     name = fields.get("estimator")
-    cls = _CLASSES.get(name) if isinstance(name, str) else None
-    if cls is None:
-        fields.fail("estimator", f"must be one of {sorted(_CLASSES)}, got {name!r}")
-    multitask = issubclass(cls, _MULTITASK)
+    kind = _KINDS.get(name) if isinstance(name, str) else None
+    if kind is None:
+        fields.fail("estimator", f"must be one of {sorted(_KINDS)}, got {name!r}")
+    cls, allowed_objectives, multitask = kind
     model_format = fields.get("model", "format", kind=str)
     expected_format = "sparseboost-multitask-model" if multitask else "sparseboost-model"
     if model_format != expected_format:
@@ -325,10 +338,10 @@ def load_model(path):
             objectives = {engine_model.objective}
     except ValueError as e:
         fields.fail("model", f"is invalid: {e}")
-    if len(objectives) > 1 or not objectives <= _OBJECTIVES[cls]:
+    if len(objectives) > 1 or not objectives <= allowed_objectives:
         fields.fail(
             "estimator",
-            f"{name!r} needs model.objective in {sorted(_OBJECTIVES[cls])}, got {objectives}",
+            f"{name!r} needs model.objective in {sorted(allowed_objectives)}, got {objectives}",
         )
     params = fields.get("params", kind=dict)
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import persistence
 from ._base import BaseSparseBoost
 from .estimators import SparseBoostRegressor
 
@@ -81,3 +82,6 @@ class SparseBoostRanker(BaseSparseBoost):
         """Ranking scores, shape (n_samples,): within a query, higher ranks
         first."""
         return self._raw_predict(X)
+
+
+persistence.register(SparseBoostRanker, {"lambdarank"})
