@@ -194,6 +194,7 @@ mod tests {
         root.right = 2;
         Tree {
             output: 0,
+            round: None,
             nodes: vec![root, Node::leaf(1.0, 5), Node::leaf(-1.0, 5)],
         }
     }

@@ -287,7 +287,7 @@ fn assemble(
                     oob[[r, output]] += values[r];
                 }
             }
-            model.push(grown)?;
+            model.push(grown, t)?;
         }
         oob_count
             .iter_mut()

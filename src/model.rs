@@ -1,16 +1,17 @@
 //! A fitted ensemble, its JSON file format, and its importances.
 //!
-//! # File format (version 2)
+//! # File format (version 3)
 //!
 //! A JSON object:
-//! - `format`: `"sparseboost-model"`, `version`: `2`;
+//! - `format`: `"sparseboost-model"`, `version`: `3`;
 //! - `objective`: `"squared_error"`, `"binary_logloss"`, `"multi_logloss"`
 //!   or `"lambdarank"`;
 //! - `n_outputs`: K, the raw scores per row (the classes of
 //!   `multi_logloss`, else 1);
 //! - `n_features`: d; `base_score`: the K starting raw scores;
-//! - `trees`: a list of `{"output": k, "nodes": [...]}`: the tree adds to
-//!   raw score k; node 0 is the root; each node has
+//! - `trees`: a list of `{"output": k, "round": r, "nodes": [...]}`: the
+//!   tree adds to raw score k and was grown in boosting round r (a
+//!   forest's member r; from 0); node 0 is the root; each node has
 //!   `is_leaf`, `feature`, `threshold` (`x <= threshold` goes left),
 //!   `threshold_bin`, `default_left` (where NaN goes), `left`, `right` (node
 //!   indices, always greater than the node's own), `value` (leaf output,
@@ -35,7 +36,7 @@
 //! probabilities.
 //!
 //! Version 1 files (one output: `base_score` a number, no `n_outputs`, no
-//! tree `output`) still load.
+//! tree `output`) and version 2 files (no tree `round`) still load.
 //!
 //! A model file is untrusted input: [`Model::from_json`] checks every size
 //! and index against the trees and against [`MAX_FEATURES`], every number
@@ -50,7 +51,7 @@ use crate::units::ldexp;
 use serde::{Deserialize, Serialize};
 
 const FORMAT: &str = "sparseboost-model";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// The most outputs (classes) a model may have.
 pub const MAX_OUTPUTS: usize = 1 << 16;
@@ -301,6 +302,7 @@ impl Model {
             check_tree(tree, self.n_features)
                 .map_err(|m| SbError::InvalidModel(format!("trees[{t}]: {m}")))?;
         }
+        check_rounds(&self.trees).map_err(SbError::InvalidModel)?;
         if self.train_loss.len() != self.trees.len() {
             return bad(format!(
                 "train_loss has {} entries for {} trees",
@@ -348,6 +350,34 @@ impl Model {
         }
         Ok(())
     }
+}
+
+/// Trees record their rounds all or none; rounds never decrease, and a
+/// round's trees have increasing outputs.
+fn check_rounds(trees: &[Tree]) -> std::result::Result<(), String> {
+    let recorded = trees.iter().filter(|t| t.round.is_some()).count();
+    if recorded != 0 && recorded != trees.len() {
+        return Err("every tree must have a round, or none".into());
+    }
+    for (t, pair) in trees.windows(2).enumerate() {
+        let (a, b) = (&pair[0], &pair[1]);
+        let ordered = match (a.round, b.round) {
+            (Some(ra), Some(rb)) => ra < rb || (ra == rb && a.output < b.output),
+            _ => true,
+        };
+        if !ordered {
+            return Err(format!(
+                "trees[{}] (round {:?}, output {}) must follow trees[{t}] (round {:?}, output \
+                 {}): rounds never decrease and a round's outputs increase",
+                t + 1,
+                b.round,
+                b.output,
+                a.round,
+                a.output
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Per-feature sums of [`Model::add_importances`] as reported: normalised to

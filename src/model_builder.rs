@@ -38,11 +38,13 @@ impl<'a> ModelBuilder<'a> {
     /// learning rate far above 1 makes each step overshoot further).
     /// A tree of the round; its training loss comes with the round's
     /// [`ModelBuilder::record_loss`].
-    pub(crate) fn push(&mut self, grown: GrownTree) -> Result<()> {
+    pub(crate) fn push(&mut self, grown: GrownTree, round: usize) -> Result<()> {
         if grown.tree.nodes.iter().any(|n| !n.value.is_finite()) {
             return Err(self.diverged(self.model.trees.len()));
         }
-        self.model.trees.push(grown.tree);
+        let mut tree = grown.tree;
+        tree.round = Some(round as u32);
+        self.model.trees.push(tree);
         Ok(())
     }
 

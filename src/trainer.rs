@@ -357,10 +357,10 @@ pub(crate) fn train(
                     round_trees.push((*job, grown.tree.clone(), grown.root_scale));
                 }
                 match job.model {
-                    Some(m) => models[m].push(grown)?,
+                    Some(m) => models[m].push(grown, round)?,
                     None => {
                         for model in &mut models {
-                            model.push(grown.clone())?;
+                            model.push(grown.clone(), round)?;
                         }
                     }
                 }
@@ -567,7 +567,7 @@ mod tests {
             }
             let out = raw.row_mut(0).into_slice().unwrap();
             update_scores(out, &grown, &binned, Rows::All, params.subsample < 1.0);
-            model.push(grown).unwrap();
+            model.push(grown, round).unwrap();
             model
                 .record_loss(|| objective.loss(&targets, raw.view()))
                 .unwrap();

@@ -68,6 +68,12 @@ pub struct Tree {
     /// The raw score (output, class) the tree adds to.
     #[serde(default)]
     pub output: u32,
+    /// The boosting round that grew it (a forest's member), from 0; `None`
+    /// in files written before rounds were recorded. A round's trees
+    /// (softmax's class trees) need not cover every output, so the round
+    /// cannot be told from the outputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
     /// The nodes, root first.
     pub nodes: Vec<Node>,
 }

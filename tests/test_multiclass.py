@@ -102,7 +102,7 @@ def test_save_load_and_pickle_reproduce_predictions(tmp_path, data):
     path = tmp_path / "model.json"
     model.save_model(path)
     document = json.loads(path.read_text())
-    assert document["model"]["n_outputs"] == 4 and document["model"]["version"] == 2
+    assert document["model"]["n_outputs"] == 4 and document["model"]["version"] == 3
     for other in (load_model(path), pickle.loads(pickle.dumps(model))):
         assert np.array_equal(other.decision_function(X_test), model.decision_function(X_test))
         assert list(other.classes_) == list(model.classes_)

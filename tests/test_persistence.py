@@ -120,15 +120,44 @@ def test_version_1_model_files_still_load(synthetic_regression):
     X, y, X_test, _ = synthetic_regression
     model = SparseBoostRegressor(n_estimators=5, random_state=0).fit(X, y)
     document = json.loads(model._model.to_json())
-    assert document["version"] == 2 and document["n_outputs"] == 1
+    assert document["version"] == 3 and document["n_outputs"] == 1
     document["version"] = 1
     document["base_score"] = document["base_score"][0]
     del document["n_outputs"]
     for tree in document["trees"]:
         del tree["output"]
+        del tree["round"]
     old = sparseboost._core.Model.from_json(json.dumps(document))
     assert np.array_equal(old.predict_raw(X_test, 1), model._model.predict_raw(X_test, 1))
     # A version 1 file cannot claim several outputs.
     document["trees"][0]["output"] = 1
     with pytest.raises(ValueError, match=r"trees\[0\].output"):
+        sparseboost._core.Model.from_json(json.dumps(document))
+
+
+def test_trees_record_their_rounds_and_version_2_files_still_load():
+    # Softmax's class trees of a round need not cover every class, so the
+    # rounds are recorded, not inferred from the outputs.
+    rng = np.random.default_rng(0)
+    X = rng.random((600, 4))
+    y = np.digitize(X[:, 0] + 0.3 * X[:, 1], [0.4, 0.8])
+    model = SparseBoostClassifier(n_estimators=6, random_state=0).fit(X, y)
+    document = json.loads(model._model.to_json())
+    rounds = [(t["round"], t["output"]) for t in document["trees"]]
+    assert rounds == sorted(rounds) and rounds[0] == (0, 0) and rounds[-1][0] == 5
+    # A file written before rounds were recorded (version 2) still loads.
+    for tree in document["trees"]:
+        del tree["round"]
+    document["version"] = 2
+    old = sparseboost._core.Model.from_json(json.dumps(document))
+    np.testing.assert_array_equal(old.predict_raw(X, 1), model._model.predict_raw(X, 1))
+    # Rounds must never decrease, and a round's outputs increase.
+    document = json.loads(model._model.to_json())
+    document["trees"][1]["round"] = 0
+    document["trees"][1]["output"] = 0
+    with pytest.raises(ValueError, match=r"trees\[1\].*must follow trees\[0\]"):
+        sparseboost._core.Model.from_json(json.dumps(document))
+    document = json.loads(model._model.to_json())
+    del document["trees"][2]["round"]
+    with pytest.raises(ValueError, match="every tree must have a round, or none"):
         sparseboost._core.Model.from_json(json.dumps(document))

@@ -461,12 +461,15 @@ fn run(
                     view.commit(node.feature as usize);
                 }
                 round_trees.push((jobs[tree.output as usize], tree.clone(), 0.0));
-                model.push(GrownTree {
-                    tree,
-                    rows: Vec::new(),
-                    leaves: Vec::new(),
-                    root_scale: 0.0,
-                })?;
+                model.push(
+                    GrownTree {
+                        tree,
+                        rows: Vec::new(),
+                        leaves: Vec::new(),
+                        root_scale: 0.0,
+                    },
+                    round,
+                )?;
             }
             model.record_loss(|| loss.unwrap_or(f64::NAN))?;
             trees_after.push(model.n_trees());
@@ -505,12 +508,15 @@ fn run(
                     leaves: leaves.map(|(i, n)| (i as u32, n.value)).collect(),
                 });
                 round_trees.push((*job, tree.clone(), root_scale));
-                model.push(GrownTree {
-                    tree,
-                    rows: Vec::new(),
-                    leaves: Vec::new(),
-                    root_scale,
-                })?;
+                model.push(
+                    GrownTree {
+                        tree,
+                        rows: Vec::new(),
+                        leaves: Vec::new(),
+                        root_scale,
+                    },
+                    round,
+                )?;
             }
             if round_trees.is_empty() {
                 return Ok(());
@@ -566,11 +572,12 @@ fn run(
 }
 
 /// A resumed fit's rounds: `init`'s trees in the fit's units with their
-/// training losses, grouped into rounds (a round's trees have increasing
-/// outputs).
+/// training losses, grouped by the round each records (in files written
+/// before trees recorded it, by increasing outputs: a guess that merges a
+/// round whose class trees end early with the next one's).
 fn resumed_rounds(init: &Model, units: &Units) -> Vec<Vec<(Tree, f64)>> {
     let mut rounds: Vec<Vec<(Tree, f64)>> = Vec::new();
-    let mut last_output = None;
+    let mut last: Option<&Tree> = None;
     for (t, tree) in init.trees.iter().enumerate() {
         let mut tree = tree.clone();
         for node in &mut tree.nodes {
@@ -580,10 +587,15 @@ fn resumed_rounds(init: &Model, units: &Units) -> Vec<Vec<(Tree, f64)>> {
             .train_loss
             .get(t)
             .map_or(f64::NAN, |&l| units.from_loss(l));
-        if last_output.is_none_or(|o| tree.output <= o) {
+        let new_round = match (last, tree.round) {
+            (None, _) => true,
+            (Some(previous), Some(round)) => previous.round != Some(round),
+            (Some(previous), None) => tree.output <= previous.output,
+        };
+        if new_round {
             rounds.push(Vec::new());
         }
-        last_output = Some(tree.output);
+        last = Some(&init.trees[t]);
         rounds.last_mut().expect("a round").push((tree, loss));
     }
     rounds
@@ -607,5 +619,44 @@ fn pooled_loss(losses: &[(f64, f64)]) -> f64 {
             let mass: f64 = nonempty.iter().map(|l| l.1).sum();
             nonempty.iter().map(|l| l.0 * l.1).sum::<f64>() / mass
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::ObjectiveKind;
+    use crate::tree::Node;
+
+    fn model_of(trees: &[(Option<u32>, u32)]) -> Model {
+        let mut model = Model::new(ObjectiveKind::MultiLogloss, 2, vec![0.0; 3]);
+        for &(round, output) in trees {
+            model.trees.push(Tree {
+                output,
+                round,
+                nodes: vec![Node::leaf(0.5, 10)],
+            });
+            model.train_loss.push(1.0);
+        }
+        model
+    }
+
+    fn outputs_by_round(model: &Model) -> Vec<Vec<u32>> {
+        let units = Units::for_data(ObjectiveKind::MultiLogloss, &[0.0, 1.0, 2.0], None);
+        resumed_rounds(model, &units)
+            .iter()
+            .map(|r| r.iter().map(|(t, _)| t.output).collect())
+            .collect()
+    }
+
+    #[test]
+    fn resumed_rounds_follow_the_recorded_rounds() {
+        // Round 0 grew classes 0 and 1 (class 2 could not split), round 1
+        // only class 2: the outputs alone would merge them into one round.
+        let recorded = model_of(&[(Some(0), 0), (Some(0), 1), (Some(1), 2), (Some(2), 0)]);
+        assert_eq!(outputs_by_round(&recorded), vec![vec![0, 1], vec![2], vec![0]]);
+        // Files without rounds fall back to increasing outputs.
+        let old = model_of(&[(None, 0), (None, 1), (None, 2), (None, 0)]);
+        assert_eq!(outputs_by_round(&old), vec![vec![0, 1, 2], vec![0]]);
     }
 }

@@ -277,7 +277,14 @@ impl ShardedGrower<'_> {
             leaves[i] = l;
             leaves.push(r);
         }
-        Ok((Tree { output: 0, nodes }, scale))
+        Ok((
+            Tree {
+                output: 0,
+                round: None,
+                nodes,
+            },
+            scale,
+        ))
     }
 
     /// A group-tested root: its tests' candidates and Ω, and when they give

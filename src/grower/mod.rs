@@ -369,7 +369,11 @@ impl<'a> TreeGrower<'a> {
             }
         }
         Ok(GrownTree {
-            tree: Tree { output: 0, nodes },
+            tree: Tree {
+                output: 0,
+                round: None,
+                nodes,
+            },
             rows,
             leaves: leaves.iter().map(|l| l.segment).collect(),
             root_scale,

@@ -1,20 +1,21 @@
 //! A fitted multitask ensemble: one [`Model`] per task plus Ω_G, and its
 //! JSON file.
 //!
-//! # File format (version 1)
+//! # File format (version 3)
 //!
-//! A JSON object: `format`: `"sparseboost-multitask-model"`, `version`: `1`;
+//! A JSON object: `format`: `"sparseboost-multitask-model"`, `version`: `3`;
 //! `selected_features`: Ω_G, the features used by any task in the order
 //! they entered; `tasks`: one model per task, in task order, each with the
 //! fields of the single-task file (see [`crate::model`]) but without
 //! `format` and `version`. A task's `selected_features` is its Ω_t.
+//! Versions 1 and 2 (trees without rounds) still load.
 
 use crate::error::{Result, SbError};
 use crate::model::{finish_importances, ImportanceKind, Model};
 use serde::{Deserialize, Serialize};
 
 const FORMAT: &str = "sparseboost-multitask-model";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// One ensemble per task, fitted together.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
