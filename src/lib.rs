@@ -39,6 +39,7 @@ pub mod partition;
 pub mod penalty;
 pub mod predictor;
 pub mod rng;
+pub mod routing;
 pub mod sampling;
 pub mod scores;
 pub mod selection;

@@ -5,6 +5,7 @@ use crate::error::{Result, SbError};
 use crate::interrupt::{self, ShouldStop};
 use crate::matrix::{FeatureMatrix, Layout, Values};
 use crate::model::Model;
+use crate::routing::value_goes_left;
 use rayon::prelude::*;
 
 /// A node of the packed forest; child indices are absolute.
@@ -76,11 +77,7 @@ impl Predictor {
                     break;
                 }
                 let v = row[node.feature as usize];
-                let left = if v.is_nan() {
-                    node.default_left
-                } else {
-                    v <= node.threshold
-                };
+                let left = value_goes_left(v, node.threshold, node.default_left);
                 i = if left { node.left } else { node.right } as usize;
             }
         }

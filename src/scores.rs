@@ -4,6 +4,7 @@
 
 use crate::binning::{BinMapper, BinnedData, BinnedMatrix};
 use crate::grower::GrownTree;
+use crate::routing::bin_goes_left;
 use crate::tree::Tree;
 use ndarray::{Array2, Axis};
 use rayon::prelude::*;
@@ -267,11 +268,7 @@ impl BinnedTree {
     #[inline]
     fn step<B: Bins + ?Sized>(&self, node: &BinnedNode, bins: &B, row: usize) -> u32 {
         let bin = bins.at(node, row);
-        let left = if bin == node.missing {
-            node.default_left
-        } else {
-            bin <= node.threshold
-        };
+        let left = bin_goes_left(bin, node.threshold, node.missing, node.default_left);
         if left {
             node.left
         } else {

@@ -49,11 +49,7 @@ impl Node {
     /// The child a raw value goes to.
     #[inline]
     pub fn child_for_value(&self, v: f64) -> u32 {
-        let left = if v.is_nan() {
-            self.default_left
-        } else {
-            v <= self.threshold
-        };
+        let left = crate::routing::value_goes_left(v, self.threshold, self.default_left);
         if left {
             self.left
         } else {

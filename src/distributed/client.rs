@@ -654,7 +654,10 @@ mod tests {
         // Round 0 grew classes 0 and 1 (class 2 could not split), round 1
         // only class 2: the outputs alone would merge them into one round.
         let recorded = model_of(&[(Some(0), 0), (Some(0), 1), (Some(1), 2), (Some(2), 0)]);
-        assert_eq!(outputs_by_round(&recorded), vec![vec![0, 1], vec![2], vec![0]]);
+        assert_eq!(
+            outputs_by_round(&recorded),
+            vec![vec![0, 1], vec![2], vec![0]]
+        );
         // Files without rounds fall back to increasing outputs.
         let old = model_of(&[(None, 0), (None, 1), (None, 2), (None, 0)]);
         assert_eq!(outputs_by_round(&old), vec![vec![0, 1, 2], vec![0]]);

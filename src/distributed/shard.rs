@@ -11,7 +11,7 @@
 use super::packed::pack;
 use super::protocol::{Op, Output, Reply, Request, SampleValues};
 use super::shard_tests::{tested_rows, ShardTests, TestRange};
-use crate::binning::{bin_features_given, BinnedData, Column};
+use crate::binning::{bin_features_given, BinnedData};
 use crate::data::query_ranges;
 use crate::error::{Result, SbError};
 use crate::grower::{row_scale_sum, NodeBuffers};
@@ -21,7 +21,7 @@ use crate::matrix::{FeatureMatrix, Layout, Values};
 use crate::model::check_tree;
 use crate::objective::{objective_for, Objective, Targets};
 use crate::params::BoosterParams;
-use crate::partition::partition_segment;
+use crate::routing::partition_split;
 use crate::scores::tree_outputs;
 use crate::split::NodeStats;
 use crate::threads;
@@ -374,13 +374,8 @@ impl Fitting {
                 "a malformed split of node {node}"
             )));
         }
-        let missing = self.binned.mappers[feature].missing_bin();
-        let goes_left = |b: u8| if b == missing { default_left } else { b <= bin };
         let segment = &mut self.rows[begin..begin + count];
-        let n_left = match self.binned.column(feature) {
-            Column::Dense(column) => partition_segment(segment, |r| goes_left(column[r as usize])),
-            Column::Sparse(column) => partition_segment(segment, |r| goes_left(column.bin_of(r))),
-        };
+        let n_left = partition_split(segment, &self.binned, feature, bin, default_left);
         if self.segments.len() < left + 2 {
             self.segments.resize(left + 2, (usize::MAX, usize::MAX));
         }

@@ -18,8 +18,8 @@ use crate::histogram::{
 };
 use crate::interrupt::{self, ShouldStop};
 use crate::params::{BoosterParams, SplitSearch};
-use crate::partition::partition_segment;
 use crate::penalty::Changed;
+use crate::routing::partition_split;
 use crate::selection::TreeSelection;
 use crate::sparse_rows::SparseRows;
 use crate::split::{
@@ -498,19 +498,9 @@ impl<'a> TreeGrower<'a> {
     ) -> (OpenLeaf, OpenLeaf) {
         let seg = parent.segment;
         let mapper = &self.data.mappers[split.feature];
-        let missing = mapper.missing_bin();
-        let goes_left = |b: u8| {
-            if b == missing {
-                split.default_left
-            } else {
-                b <= split.bin
-            }
-        };
         let segment = &mut rows[seg.begin..seg.begin + seg.count];
-        let n_left = match self.data.column(split.feature) {
-            Column::Dense(column) => partition_segment(segment, |r| goes_left(column[r as usize])),
-            Column::Sparse(column) => partition_segment(segment, |r| goes_left(column.bin_of(r))),
-        };
+        let (f, bin, default_left) = (split.feature, split.bin, split.default_left);
+        let n_left = partition_split(segment, self.data, f, bin, default_left);
         debug_assert_eq!(n_left as u32, split.left.n);
         let left_id = record_split(nodes, seg.node, split, mapper, self.params);
         let child = |node, begin, count, stats| OpenLeaf {
