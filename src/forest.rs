@@ -24,7 +24,7 @@
 use crate::binning::{bin_features, BinnedData};
 use crate::error::{Result, SbError};
 use crate::feature_sampling::{DynamicWeights, Fading, FeatureCount, FeatureSampling};
-use crate::grower::{GrownTree, NodeSampling, TreeGrower};
+use crate::grower::{GrownTree, LocalGrower, NodeSampling};
 use crate::interrupt::{self, ShouldStop};
 use crate::matrix::FeatureMatrix;
 use crate::model::Model;
@@ -241,7 +241,7 @@ fn grow_member(
     let hess: Vec<f64> = (0..n)
         .map(|r| f64::from(counts[r]) * w.map_or(1.0, |w| w[r]))
         .collect();
-    let mut grower = TreeGrower::new(binned, booster, should_stop)?;
+    let mut grower = LocalGrower::new(binned, booster, should_stop)?;
     let mut trees = Vec::with_capacity(k);
     for output in 0..k {
         let grad: Vec<f64> = (0..n).map(|r| -hess[r] * y[[output, r]]).collect();
@@ -249,7 +249,7 @@ fn grow_member(
         grower.sample_per_node(NodeSampling::new(m, node_weights.clone(), seed));
         let mut selection = Selection::unpenalised(binned.n_features);
         let mut grown =
-            grower.grow(&grad, &hess, rows.clone(), features, &mut selection.view(0))?;
+            grower.tree(&grad, &hess, rows.clone(), features, &mut selection.view(0))?;
         grown.tree.output = output as u32;
         trees.push(grown);
     }

@@ -12,7 +12,8 @@
 //! exhaustive search: with group testing the first root scans only its
 //! candidates, so a μ just below μ_max may still grow nothing there.
 
-use crate::grower::TreeGrower;
+use crate::error::Result;
+use crate::grower::LocalGrower;
 use crate::params::{BoosterParams, PenaltyKind};
 use crate::selection::Selection;
 use crate::units::{ldexp, Units};
@@ -21,18 +22,18 @@ use crate::units::{ldexp, Units};
 /// yields, per job, its model (Ω view), gradients, hessians, rows and
 /// features. `min_gain` is in the fit's units.
 pub(crate) fn first_round<'r>(
-    grower: &mut TreeGrower,
+    grower: &mut LocalGrower,
     selection: &Selection,
     min_gain: f64,
     roots: impl Iterator<Item = Root<'r>>,
-) -> f64 {
+) -> Result<f64> {
     let mut mu_max = 0.0_f64;
     for root in roots {
         let (scale, candidates) =
-            grower.root_candidates(root.grad, root.hess, &root.rows, &root.features);
+            grower.root_candidates(root.grad, root.hess, &root.rows, &root.features)?;
         mu_max = mu_max.max(of_root(selection, min_gain, scale, &candidates));
     }
-    mu_max
+    Ok(mu_max)
 }
 
 /// The largest μ at which one of a root's `candidates` (of root scale

@@ -24,7 +24,7 @@ use crate::error::Result;
 pub use crate::evaluation::EvalSet;
 use crate::evaluation::{EvalState, RoundEnd};
 use crate::feature_sampling::{DynamicWeights, Fading, FeatureSampling};
-use crate::grower::TreeGrower;
+use crate::grower::LocalGrower;
 use crate::interrupt::{self, ShouldStop};
 use crate::metrics::Metric;
 use crate::model::Model;
@@ -255,7 +255,7 @@ pub(crate) fn train(
         .map(|b| ModelBuilder::new(Model::new(params.objective, d, b.clone()), params))
         .collect();
     let (mut grad, mut hess) = (Array2::zeros((k, n)), Array2::zeros((k, n)));
-    let mut grower = TreeGrower::new(&binned, &internal, should_stop)?;
+    let mut grower = LocalGrower::new(&binned, &internal, should_stop)?;
     let subsampled = params.subsample < 1.0;
     let mut history = History {
         metrics: metrics.iter().map(Metric::name).collect(),
@@ -323,7 +323,7 @@ pub(crate) fn train(
                         features,
                     }
                 });
-                let m = mu_max::first_round(&mut grower, &selection, internal.min_gain, roots);
+                let m = mu_max::first_round(&mut grower, &selection, internal.min_gain, roots)?;
                 if params.mu_relative {
                     selection.resolve_relative_mu(m);
                 }
@@ -345,7 +345,7 @@ pub(crate) fn train(
                 let (g, h) = (grad.row(job.output), hess.row(job.output));
                 let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());
                 let mut grown =
-                    grower.grow(g, h, rows, &features, &mut selection.view(job.view))?;
+                    grower.tree(g, h, rows, &features, &mut selection.view(job.view))?;
                 if grown.tree.nodes.len() == 1 {
                     continue;
                 }
@@ -552,7 +552,7 @@ mod tests {
         let mut model = ModelBuilder::new(Model::new(params.objective, d, vec![base]), params);
         let mut raw = Array2::from_elem((1, n), base);
         let (mut grad, mut hess) = (Array2::zeros((1, n)), Array2::zeros((1, n)));
-        let mut grower = TreeGrower::new(&binned, &internal, &crate::interrupt::never).unwrap();
+        let mut grower = LocalGrower::new(&binned, &internal, &crate::interrupt::never).unwrap();
         let mut selection = Selection::single(params, d, &units);
         for round in 0..params.n_estimators {
             objective.gradients(&targets, raw.view(), grad.view_mut(), hess.view_mut());
@@ -560,7 +560,7 @@ mod tests {
             let (rows, features) = draw_sample(&mut rng, n, d, None, params, None);
             let (g, h) = (grad.row(0).to_vec(), hess.row(0).to_vec());
             let grown = grower
-                .grow(&g, &h, rows, &features, &mut selection.view(0))
+                .tree(&g, &h, rows, &features, &mut selection.view(0))
                 .unwrap();
             if grown.tree.nodes.len() == 1 {
                 break;

@@ -6,13 +6,13 @@
 //! outputs (all K class trees of a round see the round's gradients; a
 //! round that grows no tree ends the fit; early stopping watches the last
 //! metric of the last evaluation set, which the client holds and scores
-//! itself), and each tree follows [`crate::grower::TreeGrower`] with
-//! exhaustive search, through the same split finder, penalty view and
-//! leaf choice ([`crate::grower::best_scored`] and its neighbours).
+//! itself). Each tree is grown by the single machine's grower,
+//! [`crate::grower::TreeGrower`], over the shards as its node source
+//! ([`super::nodes`]).
 
 use super::channel::{outputs, protocol_error, Channel, Traffic};
 use super::group_search::ClientTests;
-use super::grower::ShardedGrower;
+use super::nodes::ShardNodes;
 use super::protocol::{Op, Output, SampleValues};
 use super::transport::Transport;
 use crate::binning::BinMapper;
@@ -21,7 +21,7 @@ use crate::data::{query_ranges, validate_targets, TrainingData, MAX_FEATURES, MA
 use crate::error::{Result, SbError};
 use crate::evaluation::{EvalSet, EvalState, RoundEnd};
 use crate::feature_sampling::{draw, DynamicWeights, Fading, FeatureSampling};
-use crate::grower::GrownTree;
+use crate::grower::{GrownTree, TreeGrower};
 use crate::interrupt::{self, ShouldStop};
 use crate::matrix::FeatureMatrix;
 use crate::metrics::Metric;
@@ -397,14 +397,16 @@ fn run(
         cache_bytes = bytes.iter().sum();
         tests = Some(t);
     }
-    let mut grower = ShardedGrower {
-        params: &internal,
-        mappers: &mappers,
-        min_split_rows: (internal.min_split_fraction * n as f64).ceil() as usize,
-        n_rows: n,
+    let group_testing = tests.is_some();
+    let mut grower = TreeGrower::new(
+        &mappers,
+        &splittable,
+        n,
+        &internal,
+        group_testing,
         should_stop,
-        tests,
-    };
+    );
+
     let k = objective.n_outputs();
     let jobs: Vec<Job> = (0..k).map(|o| Job::of_model(0, o, 0)).collect();
     if init.is_some() && dynamic.is_some() {
@@ -431,7 +433,14 @@ fn run(
         let mut m = 0.0_f64;
         for j in 0..k {
             let f = features(0, j, &selection, weights.as_deref());
-            let (scale, candidates) = grower.root_candidates(channel, j, &f)?;
+            let mut nodes = ShardNodes {
+                channel,
+                output: j,
+                n_rows: n,
+                mappers: &mappers,
+                tests: tests.as_ref(),
+            };
+            let (scale, candidates) = grower.root_candidates(&mut nodes, &f)?;
             m = m.max(mu_max::of_root(
                 &selection,
                 internal.min_gain,
@@ -496,7 +505,15 @@ fn run(
             for (j, job) in jobs.iter().enumerate() {
                 interrupt::check(should_stop)?;
                 let f = features(round, j, &selection, weights.as_deref());
-                let (mut tree, root_scale) = grower.grow(channel, j, &f, &mut selection.view(0))?;
+                let mut nodes = ShardNodes {
+                    channel,
+                    output: j,
+                    n_rows: n,
+                    mappers: &mappers,
+                    tests: tests.as_ref(),
+                };
+                let grown = grower.grow(&mut nodes, &f, &mut selection.view(0))?;
+                let (mut tree, root_scale) = (grown.tree, grown.root_scale);
                 if tree.nodes.len() == 1 {
                     continue;
                 }
@@ -550,7 +567,7 @@ fn run(
         }
         Ok(())
     })();
-    let group_testing = grower.tests.as_ref().map(|t| (t.n_subsets(), cache_bytes));
+    let group_testing = tests.as_ref().map(|t| (t.n_subsets(), cache_bytes));
     if let Err(e) = boosted {
         if let Some(&done) = trees_after.last() {
             model.truncate(done);

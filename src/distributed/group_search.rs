@@ -17,7 +17,7 @@ use super::protocol::{Op, Output};
 use crate::error::Result;
 use crate::group_testing::prefix_cache::cut;
 use crate::group_testing::search::{pseudo_gain, PseudoBins};
-use crate::grower::{draw_subsets_over, newly_excluded, node_features, scaled_constraints};
+use crate::grower::{draw_subsets_over, scaled_constraints};
 use crate::params::BoosterParams;
 use crate::split::{NodeStats, SplitConstraints};
 use std::collections::HashMap;
@@ -29,13 +29,11 @@ use std::collections::HashMap;
 /// docs/distributed.md for the measured trade-off.
 pub const MAX_BLOCKS: usize = 4;
 
-/// The client's group-testing state of a fit.
+/// The client's group-testing state of a fit: the subsets and how far
+/// each block of a node's tests looks ahead. (Which nodes are tested, and
+/// which features they keep, is the grower's choice.)
 pub(super) struct ClientTests {
     subsets: Vec<Vec<u32>>,
-    /// The current tree's features.
-    allowed: Vec<bool>,
-    n_excluded: usize,
-    closed: bool,
     max_rows: Option<usize>,
     /// Halvings per block.
     lookahead: usize,
@@ -50,9 +48,6 @@ impl ClientTests {
         Ok(ClientTests {
             lookahead: halvings(0, len).div_ceil(MAX_BLOCKS).max(1),
             subsets,
-            allowed: vec![false; splittable.len()],
-            n_excluded: 0,
-            closed: false,
             max_rows: params.gt_max_rows,
         })
     }
@@ -68,36 +63,8 @@ impl ClientTests {
         self.subsets.len()
     }
 
-    /// A tree starts that may use `features`.
-    pub(super) fn begin_tree(&mut self, features: &[usize]) {
-        self.allowed.fill(false);
-        features.iter().for_each(|&f| self.allowed[f] = true);
-    }
-
-    /// Ω (in entry order) grew or closed: queue the features the shards
-    /// leave out of their tests from now on.
-    pub(super) fn follow(&mut self, omega: &[usize], closed: bool, pending: &mut Vec<Op>) {
-        self.closed = closed;
-        let new = newly_excluded(omega, &mut self.n_excluded);
-        if !new.is_empty() {
-            pending.push(Op::Exclude {
-                features: new.iter().map(|&f| f as u32).collect(),
-            });
-        }
-    }
-
-    /// True while a feature outside Ω may still enter.
-    pub(super) fn open(&self) -> bool {
-        !self.closed
-    }
-
-    /// Ω within the tree's features and the `found` sets, ascending.
-    pub(super) fn node_features(&self, omega: &[usize], found: &[&[usize]]) -> Vec<usize> {
-        node_features(&self.allowed, omega, found)
-    }
-
     /// The survivors of `node`'s group tests (a node of `n_node` rows over
-    /// all shards, sums `stats`) that the tree may use.
+    /// all shards, sums `stats`), ascending.
     pub(super) fn candidates(
         &self,
         channel: &mut Channel,
@@ -106,9 +73,6 @@ impl ClientTests {
         stats: NodeStats,
         constraints: SplitConstraints,
     ) -> Result<Vec<usize>> {
-        if self.closed {
-            return Ok(Vec::new());
-        }
         let sample = self
             .max_rows
             .filter(|&k| n_node > k)
@@ -197,7 +161,6 @@ impl ClientTests {
             .collect();
         found.sort_unstable();
         found.dedup();
-        found.retain(|&f| self.allowed[f]);
         Ok(found)
     }
 }

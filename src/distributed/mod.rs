@@ -19,7 +19,7 @@
 mod channel;
 pub mod client;
 mod group_search;
-mod grower;
+mod nodes;
 mod packed;
 pub mod protocol;
 pub mod shard;

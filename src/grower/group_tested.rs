@@ -1,6 +1,8 @@
-//! GT-GBM in the grower (SPEC section 3): a node scans exactly the features
-//! the ensemble already uses (Ω) and the candidates its group tests find,
-//! in a histogram of those features only, instead of all d features.
+//! GT-GBM's group tests over local rows (SPEC section 3): the prefix-sum
+//! cache of a fit's feature subsets, the features of Ω left out of the
+//! tests, and the tests of a node (on a row sample above `gt_max_rows`).
+//! Which nodes are tested, and what they scan, is decided in
+//! `features.rs` (`GroupTested`).
 //!
 //! Only the smaller of two siblings runs group tests; the larger inherits
 //! its parent's candidates. It holds most of the parent's rows, with the
@@ -9,11 +11,6 @@
 //! 100-tree A-GBM fit at 6000 × 2000 (s = 3, one thread) from 8.9 s to
 //! 4.6 s, with the same three features selected; the smaller child's tests
 //! still reach every part of the tree.
-//!
-//! Two siblings share one feature set, Ω ∪ C_small ∪ C_large: the larger
-//! child gets every feature its parent holds by subtraction, and each child
-//! also scans its sibling's candidates (a superset of its own can only find
-//! a better split). The nodes themselves are evaluated in `per_node.rs`.
 
 use crate::binning::BinnedData;
 use crate::error::Result;
@@ -25,79 +22,45 @@ use crate::interrupt::ShouldStop;
 use crate::params::BoosterParams;
 use crate::split::{NodeStats, SplitConstraints};
 
-/// At most this many used features are subtracted from the pseudo-features:
-/// each costs a read per row in every test of a range holding it, and with
-/// many used features (no penalty) the exact scans dominate anyway.
-const MAX_EXCLUDED: usize = 64;
-
-/// The group-testing state of a fit.
-pub(super) struct GroupTesting {
+/// The group tests of a fit on local rows.
+pub(crate) struct LocalTests {
     cache: PrefixCache,
-    /// The first [`MAX_EXCLUDED`] features of Ω, left out of group tests.
+    /// Features of Ω left out of the tests.
     excluded: Excluded,
-    /// How many features of Ω (in entry order) `excluded` has taken in.
-    n_excluded: usize,
-    /// The current tree's features (`colsample_bytree`).
-    allowed: Vec<bool>,
     /// `gt_max_rows`.
     max_rows: Option<usize>,
-    /// Ω is closed (`max_features` reached): no new feature may enter, so
-    /// nodes run no tests (their candidates could never be split on).
-    closed: bool,
 }
 
-impl GroupTesting {
+impl LocalTests {
     /// Draw the subsets (from the fit's seed) and build their cache.
-    pub(super) fn new(
+    pub(crate) fn new(
         data: &BinnedData,
         params: &BoosterParams,
         should_stop: &ShouldStop,
     ) -> Result<Self> {
-        let d = data.n_features;
         let subsets = draw_subsets_over(&data.splittable, data.n_rows, params)?;
         let cache = PrefixCache::build(data, subsets, should_stop)?;
-        Ok(GroupTesting {
+        Ok(LocalTests {
             excluded: Excluded::new(&cache),
             cache,
-            n_excluded: 0,
-            allowed: vec![false; d],
             max_rows: params.gt_max_rows,
-            closed: false,
         })
     }
 
     /// (number of subsets, bytes of the cache).
-    pub(super) fn info(&self) -> (usize, usize) {
+    pub(crate) fn info(&self) -> (usize, usize) {
         (self.cache.subsets().len(), self.cache.memory_bytes())
     }
 
-    /// A tree starts that may use `features` (ascending).
-    pub(super) fn begin_tree(&mut self, features: &[usize]) {
-        self.allowed.fill(false);
-        for &f in features {
-            self.allowed[f] = true;
-        }
-    }
-
-    /// Ω (in entry order) grew, and may be `closed`: leave its first
-    /// features out of the tests.
-    pub(super) fn follow(&mut self, omega: &[usize], closed: bool) {
-        self.closed = closed;
-        for &feature in newly_excluded(omega, &mut self.n_excluded) {
-            self.excluded.add(&self.cache, feature);
-        }
-    }
-
-    /// True while a feature outside Ω may still enter the model.
-    pub(super) fn open(&self) -> bool {
-        !self.closed
+    /// Leave `feature` out of the tests from now on.
+    pub(crate) fn exclude(&mut self, feature: usize) {
+        self.excluded.add(&self.cache, feature);
     }
 
     /// The survivors of the group tests of a node (its rows, their
-    /// gradients and sums) that the tree may use. A node with more than
-    /// `gt_max_rows` rows is tested on that many of them. None once Ω is
-    /// full (`max_features`).
-    pub(super) fn candidates(
+    /// gradients and sums). A node with more than `gt_max_rows` rows is
+    /// tested on that many of them.
+    pub(crate) fn candidates(
         &self,
         data: &BinnedData,
         rows: &[u32],
@@ -105,9 +68,6 @@ impl GroupTesting {
         stats: NodeStats,
         constraints: SplitConstraints,
     ) -> Vec<usize> {
-        if self.closed {
-            return Vec::new();
-        }
         let sample = self
             .max_rows
             .filter(|&k| rows.len() > k)
@@ -123,14 +83,7 @@ impl GroupTesting {
                 excluded: &self.excluded,
             },
         };
-        let mut found = candidate_features(&self.cache, &node);
-        found.retain(|&f| self.allowed[f]);
-        found
-    }
-
-    /// Ω (restricted to the tree's features) and the `found` sets, ascending.
-    pub(super) fn node_features(&self, omega: &[usize], found: &[&[usize]]) -> Vec<usize> {
-        node_features(&self.allowed, omega, found)
+        candidate_features(&self.cache, &node)
     }
 }
 
@@ -158,29 +111,6 @@ pub(crate) fn draw_subsets_over(
         }
     }
     Ok(subsets)
-}
-
-/// The features of Ω (in entry order) to leave out of the tests now that
-/// the first `*n_excluded` are: up to the first [`MAX_EXCLUDED`].
-pub(crate) fn newly_excluded<'a>(omega: &'a [usize], n_excluded: &mut usize) -> &'a [usize] {
-    let upto = omega.len().min(MAX_EXCLUDED);
-    let new = &omega[(*n_excluded).min(upto)..upto];
-    *n_excluded = (*n_excluded).max(upto);
-    new
-}
-
-/// Ω restricted to the tree's features (`allowed`) and the `found` sets,
-/// ascending: what a tested node's histogram holds.
-pub(crate) fn node_features(allowed: &[bool], omega: &[usize], found: &[&[usize]]) -> Vec<usize> {
-    let mut features: Vec<usize> = omega
-        .iter()
-        .copied()
-        .filter(|&f| allowed[f])
-        .chain(found.iter().flat_map(|c| c.iter().copied()))
-        .collect();
-    features.sort_unstable();
-    features.dedup();
-    features
 }
 
 /// Evenly spaced rows of a large node, with their gradients, for its group
@@ -268,8 +198,7 @@ pub(crate) fn scaled_constraints(c: SplitConstraints, fraction: f64) -> SplitCon
 
 #[cfg(test)]
 mod tests {
-    use super::super::per_node::PerNode;
-    use super::super::TreeGrower;
+    use super::super::LocalGrower;
     use super::*;
     use crate::binning::bin_matrix;
     use crate::interrupt::never;
@@ -304,31 +233,29 @@ mod tests {
         }
     }
 
-    fn grow(grower: &mut TreeGrower, grad: &[f64], d: usize) -> crate::tree::Tree {
-        grow_with(grower, grad, &mut Selection::unpenalised(d))
+    fn grow_tree(grower: &mut LocalGrower, grad: &[f64], d: usize) -> crate::tree::Tree {
+        grow_with(grower, grad, d, &mut Selection::unpenalised(d))
     }
 
     fn grow_with(
-        grower: &mut TreeGrower,
+        grower: &mut LocalGrower,
         grad: &[f64],
+        d: usize,
         selection: &mut Selection,
     ) -> crate::tree::Tree {
         let hess = vec![1.0; grad.len()];
         let rows = (0..grad.len() as u32).collect();
-        let features: Vec<usize> = (0..grower.data.n_features).collect();
+        let features: Vec<usize> = (0..d).collect();
         grower
-            .grow(grad, &hess, rows, &features, &mut selection.view(0))
+            .tree(grad, &hess, rows, &features, &mut selection.view(0))
             .unwrap()
             .tree
     }
 
-    /// The root's candidates for the first tree's gradients (all rows).
-    fn root_candidates(grower: &mut TreeGrower, data: &BinnedData, grad: &[f64]) -> Vec<usize> {
-        let all: Vec<usize> = (0..data.n_features).collect();
-        let Some(PerNode::GroupTesting(gt)) = grower.per_node.as_mut() else {
-            panic!("group testing is on")
-        };
-        gt.begin_tree(&all);
+    /// The root's candidates for the first tree's gradients (all rows), as
+    /// a grower with `params` tests them (no feature of Ω yet).
+    fn root_candidates(params: &BoosterParams, data: &BinnedData, grad: &[f64]) -> Vec<usize> {
+        let tests = LocalTests::new(data, params, &never).unwrap();
         let n = grad.len();
         let rows: Vec<u32> = (0..n as u32).collect();
         let stats = NodeStats {
@@ -337,7 +264,12 @@ mod tests {
             n: n as u32,
         };
         let grads = NodeGradients::ConstantHessian { grad, hess: 1.0 };
-        gt.candidates(data, &rows, grads, stats, grower.constraints)
+        let constraints = SplitConstraints {
+            min_samples_leaf: params.min_samples_leaf as u32,
+            min_child_weight: params.min_child_weight,
+            l2: params.l2_regularization,
+        };
+        tests.candidates(data, &rows, grads, stats, constraints)
     }
 
     #[test]
@@ -363,11 +295,11 @@ mod tests {
             with(SplitSearch::GroupTesting),
             with(SplitSearch::Exhaustive),
         );
-        let mut grower = TreeGrower::new(&data, &gt_params, &never).unwrap();
-        assert!(!root_candidates(&mut grower, &data, &grad).contains(&planted));
-        let group_tested = grow(&mut grower, &grad, d);
-        let exhaustive = grow(
-            &mut TreeGrower::new(&data, &exhaustive_params, &never).unwrap(),
+        let mut grower = LocalGrower::new(&data, &gt_params, &never).unwrap();
+        assert!(!root_candidates(&gt_params, &data, &grad).contains(&planted));
+        let group_tested = grow_tree(&mut grower, &grad, d);
+        let exhaustive = grow_tree(
+            &mut LocalGrower::new(&data, &exhaustive_params, &never).unwrap(),
             &grad,
             d,
         );
@@ -383,14 +315,14 @@ mod tests {
             let (data, grad) = problem(n, d, seed);
             let exhaustive_params = params(SplitSearch::Exhaustive, 2, seed);
             let gt_params = params(SplitSearch::GroupTesting, 2, seed);
-            let exhaustive = grow(
-                &mut TreeGrower::new(&data, &exhaustive_params, &never).unwrap(),
+            let exhaustive = grow_tree(
+                &mut LocalGrower::new(&data, &exhaustive_params, &never).unwrap(),
                 &grad,
                 d,
             );
-            let mut grower = TreeGrower::new(&data, &gt_params, &never).unwrap();
-            let found = root_candidates(&mut grower, &data, &grad);
-            let group_tested = grow(&mut grower, &grad, d);
+            let mut grower = LocalGrower::new(&data, &gt_params, &never).unwrap();
+            let found = root_candidates(&gt_params, &data, &grad);
+            let group_tested = grow_tree(&mut grower, &grad, d);
             let feature = exhaustive.nodes[0].feature as usize;
             if found.contains(&feature) {
                 contained += 1;
@@ -411,17 +343,17 @@ mod tests {
             let (data, grad) = problem(1500, d, seed);
             let exhaustive_params = params(SplitSearch::Exhaustive, 16, seed);
             let gt_params = params(SplitSearch::GroupTesting, 16, seed);
-            let exhaustive = grow(
-                &mut TreeGrower::new(&data, &exhaustive_params, &never).unwrap(),
+            let exhaustive = grow_tree(
+                &mut LocalGrower::new(&data, &exhaustive_params, &never).unwrap(),
                 &grad,
                 d,
             );
-            let mut grower = TreeGrower::new(&data, &gt_params, &never).unwrap();
+            let mut grower = LocalGrower::new(&data, &gt_params, &never).unwrap();
             let mut every_feature_used = Selection::unpenalised(d);
             for f in 0..d {
                 every_feature_used.view(0).commit(f);
             }
-            let group_tested = grow_with(&mut grower, &grad, &mut every_feature_used);
+            let group_tested = grow_with(&mut grower, &grad, d, &mut every_feature_used);
             assert!(exhaustive.nodes.len() > 20);
             assert_eq!(group_tested.nodes, exhaustive.nodes, "seed {seed}");
         }

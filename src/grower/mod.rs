@@ -2,41 +2,42 @@
 //! split the open leaf with the largest gain until `max_leaves` is reached or
 //! no leaf has a split worth making.
 //!
-//! A node scans every feature of its tree (exhaustive search) or the
-//! features a per-node source gives it (see `per_node.rs`): with GT-GBM the
-//! used features and the candidates of its group tests, in a forest m
-//! features drawn for the node.
+//! This is the one grower: a single-machine fit, a forest and a
+//! distributed fit's client all grow their trees here. It makes every
+//! choice from sums that a [`source::NodeSource`] computes: over rows held
+//! here (`LocalRows`), or over shards ([`crate::distributed`]). Which
+//! features a node considers is decided in `features.rs`: all the tree's
+//! (exhaustive search), Ω and the candidates of group tests (GT-GBM), or a
+//! draw per node (forests).
 
+mod features;
 mod group_tested;
-mod per_node;
+mod local;
+pub(crate) mod source;
 
-use crate::binning::{BinnedData, Column};
+use crate::binning::BinMapper;
 use crate::error::Result;
-use crate::histogram::{
-    build_feature, finish_sparse, subtract_feature, HistBin, HistLayout, Histogram, NodeGradients,
-    NodeRows, RowSlots,
-};
+use crate::histogram::{subtract_feature, HistLayout, Histogram};
 use crate::interrupt::{self, ShouldStop};
-use crate::params::{BoosterParams, SplitSearch};
+use crate::params::BoosterParams;
 use crate::penalty::Changed;
-use crate::routing::partition_split;
 use crate::selection::TreeSelection;
-use crate::sparse_rows::SparseRows;
 use crate::split::{
     best_split_of_feature, split_candidates, NodeStats, SplitCandidate, SplitConstraints,
 };
 use crate::tree::{Node, Tree};
-use group_tested::GroupTesting;
-pub(crate) use group_tested::{
-    draw_subsets_over, newly_excluded, node_features, scaled_constraints,
-};
-pub(crate) use per_node::best_feature;
-pub use per_node::NodeSampling;
-use per_node::PerNode;
+pub use features::NodeSampling;
+use features::{AllFeatures, FeatureChoice, GroupTested};
+pub(crate) use group_tested::{draw_subsets_over, scaled_constraints};
+pub(crate) use local::{row_scale_sum, NodeBuffers};
+pub use local::{GrownTree, LocalGrower};
 use rayon::prelude::*;
+use source::{NodeSource, RootHistogram, Siblings};
 use std::sync::Arc;
 
-/// Where a leaf's rows sit in [`GrownTree::rows`].
+/// A node of a growing tree: its index in the tree's nodes, and where its
+/// rows sit in a local source's row array ([`GrownTree::rows`]; a remote
+/// source uses only `node` and `count`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LeafSegment {
     /// The leaf's index in the tree's nodes.
@@ -47,15 +48,9 @@ pub struct LeafSegment {
     pub count: usize,
 }
 
-/// A grown tree with the rows of each leaf (for updating the training
-/// predictions without traversing the tree).
-#[derive(Debug, Clone)]
-pub struct GrownTree {
-    /// The tree.
+/// A tree the grower grew: the tree, its leaves and its root scale.
+pub(crate) struct Grown {
     pub tree: Tree,
-    /// The rows the tree was grown on, grouped by leaf.
-    pub rows: Vec<u32>,
-    /// The segment of every leaf.
     pub leaves: Vec<LeafSegment>,
     /// `Σ g²/h − G²/H` over the root's rows (the A-GBM scale; the root SSE
     /// for squared error).
@@ -70,11 +65,11 @@ struct OpenLeaf {
     /// Kept only while the leaf has a split candidate (needed for the
     /// subtraction trick when it is split).
     hist: Option<Histogram>,
-    /// The features `hist` holds, when not all of them (group testing).
+    /// The features `hist` holds, when not all of them (per-node features).
     /// Shared by two siblings, which hold the same features.
     layout: Option<Arc<HistLayout>>,
-    /// Group testing: the candidates found for this leaf (its children
-    /// inherit them).
+    /// The features this leaf found on its own (group tests, a draw); with
+    /// group testing its children inherit them.
     found: Vec<usize>,
     /// The best split of every feature that has one (ascending features);
     /// kept so that the leaf can be re-scored when the penalty changes.
@@ -82,9 +77,24 @@ struct OpenLeaf {
     /// The candidate with the best penalized score, if it beats `min_gain`.
     best: Option<Scored>,
     /// Exhaustive search: the tree's features that this leaf (and its
-    /// subtree) can still split on, when some cannot (see [`stays_live`]);
-    /// `None` for all of them.
+    /// subtree) can still split on, when some cannot; `None` for all.
     live: Option<Arc<Vec<usize>>>,
+}
+
+impl OpenLeaf {
+    fn new(segment: LeafSegment, depth: usize, stats: NodeStats) -> Self {
+        OpenLeaf {
+            segment,
+            depth,
+            stats,
+            hist: None,
+            layout: None,
+            found: Vec::new(),
+            candidates: Vec::new(),
+            best: None,
+            live: None,
+        }
+    }
 }
 
 /// A split and its penalized score (`gain − deduction`).
@@ -178,145 +188,113 @@ pub(crate) fn record_split(
     left_id
 }
 
-/// Grows trees on one binned data set; keeps its histogram buffers from one
-/// tree to the next.
-pub struct TreeGrower<'a> {
-    data: &'a BinnedData,
+/// Grows trees from the sums of a [`NodeSource`]; keeps its histogram
+/// buffers from one tree to the next.
+pub(crate) struct TreeGrower<'a> {
+    mappers: &'a [BinMapper],
+    /// Slots for every feature that can split: exhaustive search's layout.
     layout: HistLayout,
     params: &'a BoosterParams,
     constraints: SplitConstraints,
     /// The papers' α·n: nodes with fewer rows are not split.
     min_split_rows: usize,
-    /// Histogram buffers not in use (allocating and zeroing d·256 bins per
-    /// node would cost more than building the histogram).
+    /// Histogram buffers of `layout` not in use (allocating and zeroing
+    /// d·256 bins per node would cost more than building the histogram).
     pool: Vec<Histogram>,
-    /// Gathered gradients of the node being built (reused between nodes).
-    node_buf: NodeBuffers,
-    /// The hessian of every row, when all are equal (set per tree).
-    constant_hess: Option<f64>,
-    /// Where each node's features come from, when not all the tree's
-    /// (group testing, per-node sampling).
-    per_node: Option<PerNode>,
-    /// Gathered gradients of the larger sibling (per-node features).
-    large_buf: NodeBuffers,
+    /// Which features a node considers.
+    choice: Box<dyn FeatureChoice>,
     /// Polled before every split, so that a large tree stops early.
     should_stop: &'a ShouldStop<'a>,
-    /// The splittable sparse columns row by row, when there are any.
-    sparse_rows: Option<SparseRows>,
 }
 
 impl<'a> TreeGrower<'a> {
-    /// A grower for `data` with `params`. With group testing this draws the
-    /// subsets and builds their cache, which can fail (memory, Ctrl-C).
-    pub fn new(
-        data: &'a BinnedData,
+    /// A grower of trees over features binned by `mappers` (those that can
+    /// split flagged in `splittable`) on `n_rows` rows, by group testing or
+    /// exhaustive search.
+    pub(crate) fn new(
+        mappers: &'a [BinMapper],
+        splittable: &[bool],
+        n_rows: usize,
         params: &'a BoosterParams,
+        group_testing: bool,
         should_stop: &'a ShouldStop<'a>,
-    ) -> Result<Self> {
-        let per_node = match params.split_search.resolve(data, params) {
-            SplitSearch::GroupTesting => Some(PerNode::GroupTesting(GroupTesting::new(
-                data,
-                params,
-                should_stop,
-            )?)),
-            SplitSearch::Exhaustive | SplitSearch::Auto => None,
+    ) -> Self {
+        let choice: Box<dyn FeatureChoice> = if group_testing {
+            Box::new(GroupTested::new(mappers.len()))
+        } else {
+            Box::new(AllFeatures)
         };
-        Ok(TreeGrower {
-            data,
-            layout: HistLayout::for_splittable(data),
+        TreeGrower {
+            mappers,
+            layout: HistLayout::for_mappers(mappers, splittable),
             params,
             constraints: SplitConstraints {
                 min_samples_leaf: params.min_samples_leaf.min(u32::MAX as usize) as u32,
                 min_child_weight: params.min_child_weight,
                 l2: params.l2_regularization,
             },
-            min_split_rows: (params.min_split_fraction * data.n_rows as f64).ceil() as usize,
+            min_split_rows: (params.min_split_fraction * n_rows as f64).ceil() as usize,
             pool: Vec::new(),
-            node_buf: NodeBuffers::default(),
-            constant_hess: None,
-            per_node,
-            large_buf: NodeBuffers::default(),
+            choice,
             should_stop,
-            sparse_rows: SparseRows::new(data, |f| data.splittable[f]),
-        })
-    }
-
-    /// With group testing: the number of feature subsets p and the bytes of
-    /// the prefix-sum cache.
-    pub fn group_testing_info(&self) -> Option<(usize, usize)> {
-        match &self.per_node {
-            Some(PerNode::GroupTesting(gt)) => Some(gt.info()),
-            _ => None,
         }
     }
 
-    /// Each node of the following trees scans only the features `sampling`
-    /// draws for it (random forests). Not with group testing.
-    pub fn sample_per_node(&mut self, sampling: NodeSampling) {
-        assert!(
-            !matches!(self.per_node, Some(PerNode::GroupTesting(_))),
-            "per-node sampling replaces group testing"
-        );
-        self.per_node = Some(PerNode::Sampled(sampling));
+    /// Nodes of the following trees consider the features `choice` gives.
+    fn choose_features(&mut self, choice: Box<dyn FeatureChoice>) {
+        self.choice = choice;
     }
 
-    /// Grow one tree on `rows` (ascending; all rows `0..n` when not
-    /// subsampling), considering only `features` (ascending), with splits
-    /// scored by `penalty`. `grad`/`hess` have one entry per row of the data.
-    /// Fails only when asked to stop.
-    pub fn grow(
+    /// Grow one tree from `source`, considering only `features`
+    /// (ascending), with splits scored by `selection`. Fails when asked to
+    /// stop, or when the source fails.
+    pub(crate) fn grow<S: NodeSource>(
         &mut self,
-        grad: &[f64],
-        hess: &[f64],
-        rows: Vec<u32>,
+        source: &mut S,
         features: &[usize],
         selection: &mut TreeSelection,
-    ) -> Result<GrownTree> {
-        let lr = self.params.learning_rate;
-        let l2 = self.constraints.l2;
-        let mut rows = rows;
-        let root_stats = NodeStats::of_rows(&rows, grad, hess);
-        let mut nodes = vec![Node::leaf(root_stats.leaf_value(l2) * lr, root_stats.n)];
-        let mut root = OpenLeaf {
-            segment: LeafSegment {
-                node: 0,
-                begin: 0,
-                count: rows.len(),
-            },
-            depth: 0,
-            stats: root_stats,
-            hist: None,
-            layout: None,
-            found: Vec::new(),
-            candidates: Vec::new(),
-            best: None,
-            live: None,
-        };
-        if let Some(source) = &mut self.per_node {
-            source.begin_tree(
-                features,
-                selection.used_in_order(),
-                selection.omega_closed(),
-            );
+    ) -> Result<Grown> {
+        let (lr, l2) = (self.params.learning_rate, self.constraints.l2);
+        let (omega, closed) = (selection.used_in_order(), selection.omega_closed());
+        let excluded = self.choice.begin_tree(features, omega, closed);
+        if !excluded.is_empty() {
+            source.exclude(&excluded);
         }
-        let root_scale = root_scale(&rows, grad, hess, root_stats);
+        let count = source.root_count();
+        let splits = self.may_split(count, 0);
+        // Exhaustive search asks for the root's histogram with its sums.
+        let mut hist = (splits && !self.choice.per_node()).then(|| self.take_hist());
+        let request = hist.as_mut().map(|hist| RootHistogram {
+            hist,
+            layout: &self.layout,
+            features,
+        });
+        let (root_stats, root_scale) = source.root(request)?;
+        let mut nodes = vec![Node::leaf(root_stats.leaf_value(l2) * lr, root_stats.n)];
+        let segment = LeafSegment {
+            node: 0,
+            begin: 0,
+            count,
+        };
+        let mut root = OpenLeaf::new(segment, 0, root_stats);
         selection.begin_tree(root_scale);
-        // Squared error without weights: every hessian is the same.
-        self.constant_hess = hess.iter().all(|&h| h == hess[0]).then(|| hess[0]);
-        if self.can_split(&root) && self.per_node.is_some() {
-            self.evaluate_root_per_node(&mut root, &rows, grad, hess, features, selection);
-        } else if self.can_split(&root) {
-            let (hist, candidates) = self.scan_root(&rows, grad, hess, features, root.stats);
+        if let Some(hist) = hist {
+            let candidates =
+                split_candidates(&hist, &self.layout, features, root.stats, &self.constraints);
             self.attach(&mut root, hist, candidates, selection);
+        } else if splits {
+            self.evaluate_root_per_node(source, &mut root, features, selection)?;
         }
         let mut leaves = vec![root];
         while leaves.len() < self.params.max_leaves {
             interrupt::check(self.should_stop)?;
-            let Some(i) = best_leaf(&leaves) else { break };
+            let Some(i) = best_of(leaves.iter().map(|l| l.best)) else {
+                break;
+            };
             let split = leaves[i]
                 .best
                 .take()
-                .expect("best_leaf returns leaves with a split")
+                .expect("best_of returns leaves with a split")
                 .split;
             leaves[i].candidates = Vec::new();
             let parent_hist = leaves[i]
@@ -324,19 +302,37 @@ impl<'a> TreeGrower<'a> {
                 .take()
                 .expect("a leaf with a split keeps its histogram");
             let parent_layout = leaves[i].layout.take();
-            let (mut left, mut right) = self.apply_split(&mut nodes, &mut rows, &leaves[i], &split);
+            let parent = &leaves[i];
+            let mapper = &self.mappers[split.feature];
+            let left_id =
+                record_split(&mut nodes, parent.segment.node, &split, mapper, self.params);
+            let (left_segment, right_segment) = source.split(parent.segment, &split, left_id)?;
+            let child = |segment, stats| OpenLeaf {
+                found: parent.found.clone(),
+                live: parent.live.clone(),
+                ..OpenLeaf::new(segment, parent.depth + 1, stats)
+            };
+            let (mut left, mut right) = (
+                child(left_segment, split.left),
+                child(right_segment, split.right),
+            );
             // A feature (or bag) just became free, or the door to new
             // features closed: the cached choices of the other leaves are
             // stale.
             let changed = selection.commit(split.feature);
-            if let Some(source) = &mut self.per_node {
-                source.follow(selection.used_in_order(), selection.omega_closed());
+            let excluded = self
+                .choice
+                .follow(selection.used_in_order(), selection.omega_closed());
+            if !excluded.is_empty() {
+                source.exclude(&excluded);
             }
             match changed {
                 Changed::Nothing => {}
-                Changed::Freed(features) => {
+                Changed::Freed(freed) => {
+                    let min_gain = self.params.min_gain;
                     for leaf in leaves.iter_mut() {
-                        self.consider_freed(leaf, &features, selection);
+                        let c = &leaf.candidates;
+                        leaf.best = best_after_freed(leaf.best, c, &freed, selection, min_gain);
                     }
                 }
                 Changed::Everything => {
@@ -346,97 +342,68 @@ impl<'a> TreeGrower<'a> {
                 }
             }
             if leaves.len() + 1 < self.params.max_leaves {
-                self.evaluate_siblings(
-                    &mut left,
-                    &mut right,
-                    parent_hist,
-                    parent_layout,
-                    &rows,
-                    grad,
-                    hess,
-                    features,
-                    selection,
-                );
+                let parent = (parent_hist, parent_layout);
+                let pair = [&mut left, &mut right];
+                self.evaluate_siblings(source, pair, parent, features, selection)?;
             } else {
-                self.recycle(parent_hist);
+                self.recycle(parent_hist, parent_layout.as_deref());
             }
             leaves[i] = left;
             leaves.push(right);
         }
         for leaf in &mut leaves {
             if let Some(h) = leaf.hist.take() {
-                self.recycle(h);
+                self.recycle(h, leaf.layout.as_deref());
             }
         }
-        Ok(GrownTree {
+        Ok(Grown {
             tree: Tree {
                 output: 0,
                 round: None,
                 nodes,
             },
-            rows,
             leaves: leaves.iter().map(|l| l.segment).collect(),
             root_scale,
         })
     }
 
-    /// The root scale of a tree on `rows` and the best split of each of
-    /// `features` at its root, by exhaustive search whatever the per-node
-    /// source: what μ_max is computed from (see [`crate::mu_max`]).
-    pub fn root_candidates(
+    /// The root scale of a tree from `source` and the best split of each
+    /// of `features` at its root, by exhaustive search whatever the
+    /// features a node would consider: what μ_max is computed from (see
+    /// [`crate::mu_max`]).
+    pub(crate) fn root_candidates<S: NodeSource>(
         &mut self,
-        grad: &[f64],
-        hess: &[f64],
-        rows: &[u32],
+        source: &mut S,
         features: &[usize],
-    ) -> (f64, Vec<SplitCandidate>) {
-        let stats = NodeStats::of_rows(rows, grad, hess);
-        let scale = root_scale(rows, grad, hess, stats);
-        let root = LeafSegment {
-            node: 0,
-            begin: 0,
-            count: rows.len(),
-        };
-        if !self.can_split_segment(root, 0) {
-            return (scale, Vec::new());
+    ) -> Result<(f64, Vec<SplitCandidate>)> {
+        if !self.may_split(source.root_count(), 0) {
+            return Ok((source.root(None)?.1, Vec::new()));
         }
-        self.constant_hess = hess.iter().all(|&h| h == hess[0]).then(|| hess[0]);
-        let (hist, candidates) = self.scan_root(rows, grad, hess, features, stats);
-        self.recycle(hist);
-        (scale, candidates)
+        let mut hist = self.take_hist();
+        let request = RootHistogram {
+            hist: &mut hist,
+            layout: &self.layout,
+            features,
+        };
+        let (stats, scale) = source.root(Some(request))?;
+        let candidates = split_candidates(&hist, &self.layout, features, stats, &self.constraints);
+        self.recycle(hist, None);
+        Ok((scale, candidates))
     }
 
-    /// A histogram of `features` over all the root's rows, and their best
-    /// splits.
-    fn scan_root(
-        &mut self,
-        rows: &[u32],
-        grad: &[f64],
-        hess: &[f64],
-        features: &[usize],
-        stats: NodeStats,
-    ) -> (Histogram, Vec<SplitCandidate>) {
-        let mut hist = self.take_hist();
-        let mut buf = std::mem::take(&mut self.node_buf);
-        let node = buf.gather(self.data, rows, grad, hess, self.constant_hess);
-        hist.build(&self.layout, self.data, features, node);
-        let candidates = split_candidates(&hist, &self.layout, features, stats, &self.constraints);
-        self.node_buf = buf;
-        (hist, candidates)
+    /// Whether a node of `count` rows at `depth` may be split.
+    fn may_split(&self, count: usize, depth: usize) -> bool {
+        may_split(self.params, self.min_split_rows, count, depth)
     }
 
     fn can_split(&self, leaf: &OpenLeaf) -> bool {
-        self.can_split_segment(leaf.segment, leaf.depth)
+        self.may_split(leaf.segment.count, leaf.depth)
     }
 
-    fn can_split_segment(&self, segment: LeafSegment, depth: usize) -> bool {
-        may_split(self.params, self.min_split_rows, segment.count, depth)
-    }
-
-    /// Keep a histogram of all features for a later node; drop one of a
-    /// node's own features (group testing sizes each one to its node).
-    fn recycle(&mut self, hist: Histogram) {
-        if self.per_node.is_none() {
+    /// Keep a histogram of the full layout (`layout` None) for a later
+    /// node; drop one laid out for a node's own features.
+    fn recycle(&mut self, hist: Histogram, layout: Option<&HistLayout>) {
+        if layout.is_none() {
             self.pool.push(hist);
         }
     }
@@ -461,13 +428,6 @@ impl<'a> TreeGrower<'a> {
         self.rescore(leaf, selection);
     }
 
-    /// Only `freed` features got cheaper: the leaf's best changes only if
-    /// one of their candidates now beats it.
-    fn consider_freed(&self, leaf: &mut OpenLeaf, freed: &[usize], selection: &TreeSelection) {
-        let min_gain = self.params.min_gain;
-        leaf.best = best_after_freed(leaf.best, &leaf.candidates, freed, selection, min_gain);
-    }
-
     /// Choose the leaf's best candidate under the current penalty; a leaf
     /// left without one gives its histogram back to the pool.
     fn rescore(&mut self, leaf: &mut OpenLeaf, selection: &TreeSelection) {
@@ -480,69 +440,97 @@ impl<'a> TreeGrower<'a> {
             .any(|s| s.gain > self.params.min_gain);
         if !promising {
             leaf.candidates = Vec::new();
-            leaf.layout = None;
+            let layout = leaf.layout.take();
             if let Some(h) = leaf.hist.take() {
-                self.recycle(h);
+                self.recycle(h, layout.as_deref());
             }
         }
     }
 
-    /// Turn `parent` into an internal node; partition its rows; return the
-    /// two new leaves (without histograms).
-    fn apply_split(
-        &self,
-        nodes: &mut Vec<Node>,
-        rows: &mut [u32],
-        parent: &OpenLeaf,
-        split: &SplitCandidate,
-    ) -> (OpenLeaf, OpenLeaf) {
-        let seg = parent.segment;
-        let mapper = &self.data.mappers[split.feature];
-        let segment = &mut rows[seg.begin..seg.begin + seg.count];
-        let (f, bin, default_left) = (split.feature, split.bin, split.default_left);
-        let n_left = partition_split(segment, self.data, f, bin, default_left);
-        debug_assert_eq!(n_left as u32, split.left.n);
-        let left_id = record_split(nodes, seg.node, split, mapper, self.params);
-        let child = |node, begin, count, stats| OpenLeaf {
-            segment: LeafSegment { node, begin, count },
-            depth: parent.depth + 1,
-            stats,
-            hist: None,
-            layout: None,
-            found: parent.found.clone(),
-            candidates: Vec::new(),
-            best: None,
-            live: parent.live.clone(),
-        };
-        (
-            child(left_id, seg.begin, n_left, split.left),
-            child(
-                left_id + 1,
-                seg.begin + n_left,
-                seg.count - n_left,
-                split.right,
-            ),
-        )
-    }
-
-    /// Histograms and best splits of two new siblings, in one pass over the
-    /// features: build the smaller child's bins of a feature, subtract them
-    /// from the parent's to get the larger child's, and scan both while they
-    /// are in cache. (Separate passes would stream every d·256-bin histogram
-    /// through memory several times per split.)
-    #[allow(clippy::too_many_arguments)]
-    fn evaluate_siblings(
+    /// The root's features (per-node choice), histogram and best split.
+    /// `features` are the tree's. A root that the choice rescues
+    /// ([`FeatureChoice::rescues_root`]) and that has no split is scanned
+    /// over all `features` once, and the best of them joins what it found.
+    fn evaluate_root_per_node<S: NodeSource>(
         &mut self,
-        left: &mut OpenLeaf,
-        right: &mut OpenLeaf,
-        parent_hist: Histogram,
-        parent_layout: Option<Arc<HistLayout>>,
-        rows: &[u32],
-        grad: &[f64],
-        hess: &[f64],
+        source: &mut S,
+        root: &mut OpenLeaf,
         features: &[usize],
         selection: &TreeSelection,
-    ) {
+    ) -> Result<()> {
+        let c = self.constraints;
+        root.found = self.choice.found(root.segment, root.stats, c, source)?;
+        self.evaluate_root_features(source, root, None, selection)?;
+        if root.best.is_some() || !self.choice.rescues_root() {
+            return Ok(());
+        }
+        let mut all = self.take_hist();
+        source.histogram(root.segment, features, &self.layout, &mut all)?;
+        let candidates = split_candidates(&all, &self.layout, features, root.stats, &c);
+        let best = best_feature(&candidates, selection, self.params.min_gain);
+        if let Some(f) = best {
+            root.found.push(f);
+            root.found.sort_unstable();
+            // The sums the source would compute again.
+            self.evaluate_root_features(source, root, Some(&all), selection)?;
+        }
+        self.recycle(all, None);
+        Ok(())
+    }
+
+    /// The root's histogram over the features it considers (from `all`, a
+    /// histogram of the full layout holding them, or from the source) and
+    /// its best split.
+    fn evaluate_root_features<S: NodeSource>(
+        &mut self,
+        source: &mut S,
+        root: &mut OpenLeaf,
+        all: Option<&Histogram>,
+        selection: &TreeSelection,
+    ) -> Result<()> {
+        let features = self
+            .choice
+            .node_features(selection.used_in_order(), &[&root.found]);
+        let layout = HistLayout::listed(self.mappers, &features);
+        let mut hist = Histogram::zeros(&layout);
+        match all {
+            Some(all) => {
+                for &f in &features {
+                    let range = layout.range(f);
+                    hist.bins[range].copy_from_slice(all.feature(&self.layout, f));
+                }
+            }
+            None => source.histogram(root.segment, &features, &layout, &mut hist)?,
+        }
+        let candidates = split_candidates(&hist, &layout, &features, root.stats, &self.constraints);
+        root.layout = Some(Arc::new(layout));
+        self.attach(root, hist, candidates, selection);
+        Ok(())
+    }
+
+    /// Features, histograms and best splits of two new siblings, in one
+    /// pass over the features: complete the smaller child's bins of a
+    /// feature, subtract them from the parent's to get the larger child's
+    /// (or take them from the source, for a feature the parent does not
+    /// hold), and scan both while they are in cache. (Separate passes would
+    /// stream every d·256-bin histogram through memory several times per
+    /// split.) `parent` is the parent's histogram and its layout (`None`:
+    /// the full layout); `features` are the tree's.
+    ///
+    /// Exhaustive search: both siblings hold the parent's live features in
+    /// the full layout, and the larger one's histogram is the parent's,
+    /// subtracted in place. Per-node features: the smaller sibling finds
+    /// its features (the larger one too when each finds its own, else it
+    /// inherits its parent's), and both hold the union, laid out for them.
+    fn evaluate_siblings<S: NodeSource>(
+        &mut self,
+        source: &mut S,
+        pair: [&mut OpenLeaf; 2],
+        parent: (Histogram, Option<Arc<HistLayout>>),
+        features: &[usize],
+        selection: &TreeSelection,
+    ) -> Result<()> {
+        let [left, right] = pair;
         let (small, large) = if left.segment.count <= right.segment.count {
             (left, right)
         } else {
@@ -550,179 +538,138 @@ impl<'a> TreeGrower<'a> {
         };
         let small_ok = self.can_split(small);
         let large_ok = self.can_split(large);
+        let (parent_hist, parent_layout) = parent;
         if !small_ok && !large_ok {
-            self.recycle(parent_hist);
-            return;
+            self.recycle(parent_hist, parent_layout.as_deref());
+            return Ok(());
         }
-        if let Some(parent_layout) = parent_layout {
-            let parent = (parent_hist, parent_layout);
-            let siblings = [(small, small_ok), (large, large_ok)];
-            self.evaluate_siblings_per_node(siblings, parent, rows, grad, hess, selection);
-            return;
-        }
-        let seg = small.segment;
-        let seg_rows = &rows[seg.begin..seg.begin + seg.count];
-        let mut buf = std::mem::take(&mut self.node_buf);
-        let node = buf.gather(self.data, seg_rows, grad, hess, self.constant_hess);
-        let mut small_hist = self.take_hist();
-        let mut large_hist = parent_hist;
-        let (data, c) = (self.data, &self.constraints);
-        let (small_stats, large_stats) = (small.stats, large.stats);
-        // The parent's live features (both siblings start with them).
-        let parent_live = small.live.clone();
-        let features = parent_live.as_deref().map_or(features, Vec::as_slice);
-        // A sparse column's histogram is a few stored rows: tasks of a few
-        // features would cost rayon more than the work they hold.
-        let min_len = if data.has_sparse() { 64 } else { 4 };
-        // The sparse columns row by row when the node's rows hold fewer of
-        // their entries than the columns do (below the root, usually).
-        let by_rows = match &mut self.sparse_rows {
-            Some(sparse) if sparse.cost(seg_rows) < column_cost(data, sparse, features) => {
-                sparse.fill(&mut small_hist, &self.layout, features, node)
+        let c = self.constraints;
+        let per_node = self.choice.per_node();
+        let own_only = self.choice.each_finds_own();
+        // The features both siblings hold, and their layout (None: the full
+        // layout, shared with the parent).
+        let (held, layout): (Vec<usize>, Option<Arc<HistLayout>>) = if per_node {
+            small.found = match small_ok {
+                true => self.choice.found(small.segment, small.stats, c, source)?,
+                false => Vec::new(),
+            };
+            if !large_ok {
+                large.found = Vec::new();
+            } else if own_only {
+                large.found = self.choice.found(large.segment, large.stats, c, source)?;
             }
-            _ => vec![false; features.len()],
+            let found = [small.found.as_slice(), large.found.as_slice()];
+            let held = self.choice.node_features(selection.used_in_order(), &found);
+            let layout = Arc::new(HistLayout::listed(self.mappers, &held));
+            (held, Some(layout))
+        } else {
+            // The parent's live features (both siblings start with them).
+            let live = small.live.clone();
+            (
+                live.as_deref().map_or(features, Vec::as_slice).to_vec(),
+                None,
+            )
         };
+        let same_layout = layout.is_none();
+        let (mut small_hist, mut large_hist, parent_hist) = match &layout {
+            None => (self.take_hist(), parent_hist, None),
+            Some(lay) => (
+                Histogram::zeros(lay),
+                Histogram::zeros(lay),
+                Some(parent_hist),
+            ),
+        };
+        let lay: &HistLayout = layout.as_deref().unwrap_or(&self.layout);
+        let parent_lay = parent_layout.as_deref().unwrap_or(&self.layout);
+        let missing: Vec<usize> = match (same_layout, large_ok) {
+            (false, true) => held
+                .iter()
+                .copied()
+                .filter(|&f| !parent_lay.contains(f))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let request = Siblings {
+            small: small.segment,
+            large: large.segment,
+            features: &held,
+            layout: lay,
+            large_missing: &missing,
+        };
+        let bins = source.siblings(request, &mut small_hist)?;
+        let (small_stats, large_stats) = (small.stats, large.stats);
+        let (small_own, large_own) = (&small.found, &large.found);
+        let scans = |own: &[usize], f: usize| !own_only || own.binary_search(&f).is_ok();
+        let min_len = bins.min_features_per_task();
         let per_feature: Vec<(Option<SplitCandidate>, Option<SplitCandidate>, [bool; 2])> =
             small_hist
-                .feature_slices_mut(&self.layout, features)
+                .feature_slices_mut(lay, &held)
                 .into_par_iter()
-                .zip(large_hist.feature_slices_mut(&self.layout, features))
-                .zip(&by_rows)
+                .zip(large_hist.feature_slices_mut(lay, &held))
+                .enumerate()
                 .with_min_len(min_len)
-                .map(|(((f, small_bins), (_, large_bins)), &filled)| {
-                    match data.column(f) {
-                        Column::Sparse(column) if filled => finish_sparse(
-                            small_bins,
-                            column,
-                            node.slots.expect("slots"),
-                            node.grads,
-                        ),
-                        _ => build_feature(small_bins, data, f, node),
-                    }
+                .map(|(k, ((f, small_bins), (_, large_bins)))| {
+                    bins.small(k, f, small_bins);
+                    // The larger sibling's bins are filled for every held
+                    // feature, scanned or not: its children subtract them.
                     let best_large = large_ok.then(|| {
-                        subtract_feature(large_bins, small_bins);
-                        best_split_of_feature(f, large_bins, large_stats, c)
+                        match &parent_hist {
+                            None => subtract_feature(large_bins, small_bins),
+                            Some(parent) if parent_lay.contains(f) => {
+                                large_bins.copy_from_slice(parent.feature(parent_lay, f));
+                                subtract_feature(large_bins, small_bins);
+                            }
+                            Some(_) => bins.large(f, large_bins),
+                        }
+                        scans(large_own, f)
+                            .then(|| best_split_of_feature(f, large_bins, large_stats, &c))
+                            .flatten()
                     });
-                    let best_small =
-                        small_ok.then(|| best_split_of_feature(f, small_bins, small_stats, c));
+                    let best_small = (small_ok && scans(small_own, f))
+                        .then(|| best_split_of_feature(f, small_bins, small_stats, &c));
                     let live = [
-                        small_ok && stays_live(data, f, small_bins, small_stats.n, c),
-                        large_ok && stays_live(data, f, large_bins, large_stats.n, c),
+                        small_ok && bins.stays_live(f, small_bins, small_stats.n, &c),
+                        large_ok && bins.stays_live(f, large_bins, large_stats.n, &c),
                     ];
                     (best_small.flatten(), best_large.flatten(), live)
                 })
                 .collect();
-        self.node_buf = buf;
-        for (side, leaf) in [&mut *small, &mut *large].into_iter().enumerate() {
-            if per_feature.iter().any(|p| !p.2[side]) {
-                let live = features.iter().zip(&per_feature).filter(|(_, p)| p.2[side]);
-                leaf.live = Some(Arc::new(live.map(|(&f, _)| f).collect()));
+        drop(bins);
+        if same_layout {
+            for (side, leaf) in [&mut *small, &mut *large].into_iter().enumerate() {
+                if per_feature.iter().any(|p| !p.2[side]) {
+                    let live = held.iter().zip(&per_feature).filter(|(_, p)| p.2[side]);
+                    leaf.live = Some(Arc::new(live.map(|(&f, _)| f).collect()));
+                }
             }
         }
         let small_candidates = per_feature.iter().filter_map(|c| c.0).collect();
         let large_candidates = per_feature.iter().filter_map(|c| c.1).collect();
+        small.layout = layout.clone();
+        large.layout = layout;
         self.attach(small, small_hist, small_candidates, selection);
         self.attach(large, large_hist, large_candidates, selection);
+        Ok(())
     }
 }
 
-/// Entries a column-by-column fill of `features`' sparse columns held by
-/// `sparse` reads.
-fn column_cost(data: &BinnedData, sparse: &SparseRows, features: &[usize]) -> usize {
-    features
+/// The feature of the best of a root's `candidates` under the penalty, if
+/// it beats `min_gain` (the first one on ties): the root's rescue when its
+/// group tests found nothing worth a split.
+fn best_feature(
+    candidates: &[SplitCandidate],
+    selection: &TreeSelection,
+    min_gain: f64,
+) -> Option<usize> {
+    candidates
         .iter()
-        .filter(|&&f| sparse.holds(f))
-        .map(|&f| match data.column(f) {
-            Column::Sparse(column) => column.rows.len(),
-            Column::Dense(_) => 0,
+        .map(|s| (s.feature, s.gain - selection.deduction(s.feature)))
+        .filter(|&(_, score)| score > min_gain)
+        .fold(None, |best: Option<(usize, f64)>, (f, score)| match best {
+            Some((_, b)) if b >= score => best,
+            _ => Some((f, score)),
         })
-        .sum()
-}
-
-/// Whether a node of `node_rows` rows whose histogram of feature `f` is
-/// `bins` (and so every node below it) may still split on `f`: a sparse
-/// column needs
-/// `min_samples_leaf` of the node's rows outside its default bin, since the
-/// child without that bin holds only such rows. Features that fail are left
-/// out of the node's subtree, so that histograms of sparse data cost the
-/// columns that can still split, not every column with a few non-zeros.
-fn stays_live(
-    data: &BinnedData,
-    f: usize,
-    bins: &[HistBin],
-    node_rows: u32,
-    c: &SplitConstraints,
-) -> bool {
-    match data.column(f) {
-        Column::Dense(_) => true,
-        Column::Sparse(column) => {
-            node_rows - bins[column.default_bin as usize].n >= c.min_samples_leaf
-        }
-    }
-}
-
-/// Space for one node's gathered gradients and the positions of its rows.
-#[derive(Default)]
-pub(crate) struct NodeBuffers {
-    pairs: Vec<[f64; 2]>,
-    grad: Vec<f64>,
-    slots: RowSlots,
-}
-
-impl NodeBuffers {
-    /// The node of `rows`: their gradients (and hessians, unless all equal
-    /// `constant_hess`) in the order of `rows`, and, when `data` stores some
-    /// feature sparse, the rows' positions.
-    pub(crate) fn gather<'a>(
-        &'a mut self,
-        data: &BinnedData,
-        rows: &'a [u32],
-        grad: &[f64],
-        hess: &[f64],
-        constant_hess: Option<f64>,
-    ) -> NodeRows<'a> {
-        let grads = match constant_hess {
-            Some(h) => {
-                self.grad.clear();
-                self.grad.extend(rows.iter().map(|&r| grad[r as usize]));
-                NodeGradients::ConstantHessian {
-                    grad: &self.grad,
-                    hess: h,
-                }
-            }
-            None => {
-                self.pairs.clear();
-                self.pairs
-                    .extend(rows.iter().map(|&r| [grad[r as usize], hess[r as usize]]));
-                NodeGradients::Pairs(&self.pairs)
-            }
-        };
-        let slots = data
-            .has_sparse()
-            .then(|| self.slots.mark(data.n_rows, rows, grads));
-        NodeRows { rows, grads, slots }
-    }
-}
-
-/// `Σ g²/h − G²/H` over the root rows: the largest gain any split of the
-/// tree could reach in total (the root SSE for squared error). A-GBM's
-/// scale `S`.
-fn root_scale(rows: &[u32], grad: &[f64], hess: &[f64], root: NodeStats) -> f64 {
-    scale_from_sums(row_scale_sum(rows, grad, hess), root)
-}
-
-/// `Σ g²/h` over `rows`: the additive part of [`root_scale`].
-pub(crate) fn row_scale_sum(rows: &[u32], grad: &[f64], hess: &[f64]) -> f64 {
-    rows.iter()
-        .map(|&r| {
-            let (g, h) = (grad[r as usize], hess[r as usize]);
-            if h > 0.0 {
-                g * g / h
-            } else {
-                0.0
-            }
-        })
-        .sum()
+        .map(|(f, _)| f)
 }
 
 /// The root scale from `Σ g²/h` over the root's rows and their sums.
@@ -733,11 +680,6 @@ pub(crate) fn scale_from_sums(per_row: f64, root: NodeStats) -> f64 {
         0.0
     };
     (per_row - total).max(0.0)
-}
-
-/// The open leaf with the best score (the first one on ties).
-fn best_leaf(leaves: &[OpenLeaf]) -> Option<usize> {
-    best_of(leaves.iter().map(|l| l.best))
 }
 
 /// The index of the best of these leaves' best splits (the first on ties).

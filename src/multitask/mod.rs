@@ -6,7 +6,7 @@
 //! features and still pick task-specific ones.
 //!
 //! The driver reuses the single-task machinery: one binning of all rows,
-//! one [`crate::grower::TreeGrower`] for every task, and the booster's row
+//! one [`crate::grower::LocalGrower`] for every task, and the booster's row
 //! and feature draws and score updates. With one task it grows exactly the
 //! trees of [`crate::booster::fit`] with `mu = μ_G + μ_t`.
 
