@@ -104,6 +104,12 @@ impl HistLayout {
         }
     }
 
+    /// Whether this is the layout [`HistLayout::listed`] makes for
+    /// `features` (so that a histogram of it can be taken as it is).
+    pub fn lists(&self, features: &[usize]) -> bool {
+        matches!(&self.features, Slots::Listed(listed) if listed == features)
+    }
+
     /// Whether feature `f` has bins in this layout.
     pub fn contains(&self, f: usize) -> bool {
         self.slot(f).is_some()

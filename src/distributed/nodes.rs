@@ -36,15 +36,20 @@ impl ShardNodes<'_, '_> {
     }
 }
 
-/// `summed` (laid out by `from`) copied into `hist` (laid out by `to`) for
-/// `features`.
+/// `summed` (the shards' histogram of `features`, listed) into `hist`
+/// (laid out by `to`): taken as it is when `to` lists the same features,
+/// else copied feature by feature.
 fn copy_features(
-    summed: &Histogram,
+    summed: Histogram,
     from: &HistLayout,
     hist: &mut Histogram,
     to: &HistLayout,
     features: &[usize],
 ) {
+    if to.lists(features) {
+        *hist = summed;
+        return;
+    }
     for &f in features {
         hist.bins[to.range(f)].copy_from_slice(summed.feature(from, f));
     }
@@ -90,7 +95,7 @@ impl NodeSource for ShardNodes<'_, '_> {
             let listed = self.listed(request.features);
             let summed = summed_histogram(&replies, 1, listed.total_bins())?;
             copy_features(
-                &summed,
+                summed,
                 &listed,
                 request.hist,
                 request.layout,
@@ -110,7 +115,7 @@ impl NodeSource for ShardNodes<'_, '_> {
         let replies = self.channel.all(vec![histogram_op(node.node, features)])?;
         let listed = self.listed(features);
         let summed = summed_histogram(&replies, 0, listed.total_bins())?;
-        copy_features(&summed, &listed, hist, layout, features);
+        copy_features(summed, &listed, hist, layout, features);
         Ok(())
     }
 
@@ -147,7 +152,7 @@ impl NodeSource for ShardNodes<'_, '_> {
         let replies = self.channel.all(ops)?;
         let listed = self.listed(pair.features);
         let small = summed_histogram(&replies, 0, listed.total_bins())?;
-        copy_features(&small, &listed, small_hist, pair.layout, pair.features);
+        copy_features(small, &listed, small_hist, pair.layout, pair.features);
         let large = match pair.large_missing.is_empty() {
             true => None,
             false => {
