@@ -166,3 +166,55 @@ def logistic_fit(
 def recall_at_precision(
     y: npt.NDArray[np.float64], scores: npt.NDArray[np.float64], precision: float
 ) -> float: ...
+
+def available_cores() -> int:
+    """The cores this process may use (CPU affinity and cgroup quotas
+    included): the default and the cap of `n_jobs`."""
+
+def check_params(params: dict[str, Any], n_features: int) -> None:
+    """Check engine parameters (a dict as for `fit`) for a model of
+    `n_features` features without fitting: raises as `fit` would."""
+
+def check_multitask_params(
+    params: dict[str, Any],
+    mu_group: float,
+    mu_task: list[float],
+    n_tasks: int,
+    n_features: int,
+    task_feature_mask: npt.NDArray[np.bool_] | None,
+    shared_rounds: int = 0,
+) -> None:
+    """Check a multitask fit's parameters without fitting: raises as
+    `fit_multitask` would."""
+
+class Shard:
+    """Some rows of a training set, binned and boosted on request (one per
+    Dask worker). `x` is a matrix as `engine_matrix(X, "csc")` makes it."""
+
+    def __init__(
+        self,
+        x: Any,
+        y: npt.NDArray[np.float64],
+        sample_weight: npt.NDArray[np.float64] | None,
+        group: npt.NDArray[np.uintp] | None,
+        params: dict[str, Any],
+    ) -> None: ...
+    def handle(self, request: bytes) -> bytes:
+        """Run one encoded request; the encoded reply. Releases the GIL."""
+
+def fit_sharded(
+    params: dict[str, Any],
+    exchange: Callable[[list[bytes]], list[bytes]],
+    n_shards: int,
+    n_features: int,
+    eval_sets: list[EvalSet] = ...,
+    callback: Callable[[int, float, list[list[float]], int, float], bool] | None = None,
+    init_model: Model | None = None,
+) -> tuple[Model, dict[str, Any], dict[str, Any]]:
+    """Fit on `n_shards` shards reached through `exchange` (one request per
+    shard out, one reply per shard back); `(model, history, traffic)`. An
+    error during boosting carries the model of the rounds completed as its
+    `partial_model` attribute."""
+
+def _work_for_tests(seconds: float) -> None:
+    """Work for `seconds` ignoring the stop flag, then succeed (tests)."""
