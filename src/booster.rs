@@ -67,7 +67,7 @@ pub fn fit_with(
             .map(|output| Job::of_model(0, output, 0))
             .collect();
         let plan = Plan {
-            data,
+            n_features: data.n_features(),
             params,
             objective: objective.as_ref(),
             units,
@@ -78,7 +78,7 @@ pub fn fit_with(
             evals,
             shared_start: None,
         };
-        let trained = trainer::train(plan, should_stop, observer)?;
+        let trained = trainer::train_local(plan, data, should_stop, observer)?;
         let model = trained.models.into_iter().next().expect("one model");
         Ok((model, trained.history))
     })?

@@ -1,7 +1,7 @@
 //! Evaluation during a fit: the evaluation sets (binned with the training
 //! cut points, scored incrementally as trees are added), and the end of a
-//! boosting round as every boosting loop records it (the trainer's and the
-//! distributed client's): the round's trees scored, the dynamic weights fed,
+//! boosting round as the trainer (and a resumed fit's replay) records it:
+//! the round's trees scored, the dynamic weights fed,
 //! the evaluation recorded and early stopping decided.
 
 use crate::binning::{BinMapper, BinnedMatrix};
@@ -36,7 +36,7 @@ pub struct EvalSet<'a> {
     pub task: Option<&'a [usize]>,
 }
 
-/// The end of a round, as every boosting loop records it: its trees go to
+/// The end of a round, as the trainer records it: its trees go to
 /// the evaluation sets' scores and to the dynamic weights, then the
 /// evaluation is recorded.
 pub(crate) struct RoundEnd<'a> {

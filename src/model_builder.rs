@@ -48,6 +48,11 @@ impl<'a> ModelBuilder<'a> {
         Ok(())
     }
 
+    /// Whether trees were added since the last loss was recorded.
+    pub(crate) fn grew_since_loss(&self) -> bool {
+        self.model.trees.len() > self.model.train_loss.len()
+    }
+
     /// The round ended: the training loss after it (computed only if the
     /// model grew a tree) is the loss of each tree it grew.
     pub(crate) fn record_loss(&mut self, loss: impl FnOnce() -> f64) -> Result<()> {

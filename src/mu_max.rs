@@ -12,29 +12,9 @@
 //! exhaustive search: with group testing the first root scans only its
 //! candidates, so a μ just below μ_max may still grow nothing there.
 
-use crate::error::Result;
-use crate::grower::LocalGrower;
 use crate::params::{BoosterParams, PenaltyKind};
 use crate::selection::Selection;
 use crate::units::{ldexp, Units};
-
-/// μ_max in the fit's units, from each first-round job's root: `roots`
-/// yields, per job, its model (Ω view), gradients, hessians, rows and
-/// features. `min_gain` is in the fit's units.
-pub(crate) fn first_round<'r>(
-    grower: &mut LocalGrower,
-    selection: &Selection,
-    min_gain: f64,
-    roots: impl Iterator<Item = Root<'r>>,
-) -> Result<f64> {
-    let mut mu_max = 0.0_f64;
-    for root in roots {
-        let (scale, candidates) =
-            grower.root_candidates(root.grad, root.hess, &root.rows, &root.features)?;
-        mu_max = mu_max.max(of_root(selection, min_gain, scale, &candidates));
-    }
-    Ok(mu_max)
-}
 
 /// The largest μ at which one of a root's `candidates` (of root scale
 /// `scale`) still beats `min_gain`: μ_max of one root.
@@ -51,14 +31,6 @@ pub(crate) fn of_root(
         }
     }
     mu_max
-}
-
-/// One first-round job's root.
-pub(crate) struct Root<'r> {
-    pub grad: &'r [f64],
-    pub hess: &'r [f64],
-    pub rows: Vec<u32>,
-    pub features: Vec<usize>,
 }
 
 /// μ_max in the user's units: GBFS's μ is a gain, A-GBM's a fraction of

@@ -1,41 +1,31 @@
-//! The client of a distributed fit: pools what must be global, then runs
-//! the boosting rounds, asking the shards for sums (see the module docs of
-//! [`crate::distributed`]).
-//!
-//! The rounds follow [`crate::trainer::train`] for one model with K
-//! outputs (all K class trees of a round see the round's gradients; a
-//! round that grows no tree ends the fit; early stopping watches the last
-//! metric of the last evaluation set, which the client holds and scores
-//! itself). Each tree is grown by the single machine's grower,
-//! [`crate::grower::TreeGrower`], over the shards as its node source
-//! ([`super::nodes`]).
+//! The client of a distributed fit: pools what must be global (targets,
+//! cut points, bin counts), sets the shards up, then runs the single
+//! machine's boosting loop, [`crate::trainer::train`], over the shards as
+//! its scores backend ([`super::scores`]), each tree grown by the single
+//! machine's grower over the shards as its node source ([`super::nodes`]).
+//! Evaluation sets are held and scored by the client.
 
 use super::channel::{outputs, protocol_error, Channel, Traffic};
 use super::group_search::ClientTests;
-use super::nodes::ShardNodes;
 use super::protocol::{Op, Output, SampleValues};
+use super::scores::ShardScores;
 use super::transport::Transport;
 use crate::binning::BinMapper;
 use crate::booster::check_eval_set;
 use crate::data::{query_ranges, validate_targets, TrainingData, MAX_FEATURES, MAX_ROWS};
 use crate::error::{Result, SbError};
-use crate::evaluation::{EvalSet, EvalState, RoundEnd};
-use crate::feature_sampling::{draw, DynamicWeights, Fading, FeatureSampling};
-use crate::grower::{GrownTree, TreeGrower};
+use crate::evaluation::EvalSet;
+use crate::feature_sampling::FeatureSampling;
+use crate::grower::TreeGrower;
 use crate::interrupt::{self, ShouldStop};
 use crate::matrix::FeatureMatrix;
-use crate::metrics::Metric;
 use crate::model::Model;
-use crate::model_builder::ModelBuilder;
-use crate::mu_max;
 use crate::objective::{objective_for, Targets};
 use crate::params::{BoosterParams, SplitSearch};
 use crate::rng::Rng;
-use crate::sampling::job_rng;
 use crate::selection::Selection;
 use crate::threads;
-use crate::trainer::{metrics_for, sampling_probabilities, History, Job, Observer, RoundReport};
-use crate::tree::Tree;
+use crate::trainer::{self, History, Job, Observer, Plan, Population, Setup};
 use crate::units::Units;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -360,33 +350,8 @@ fn run(
     channel.boosting = true;
     channel.traffic.seconds.setup = started.elapsed().as_secs_f64();
 
-    let metrics = metrics_for(params)?;
     let internal = units.internal_params(params);
-    let mut evals: Vec<EvalState> = evals
-        .iter()
-        .map(|e| {
-            EvalState::new(
-                e,
-                &mappers,
-                std::slice::from_ref(&base),
-                &units,
-                should_stop,
-            )
-        })
-        .collect::<Result<_>>()?;
-    let mut model = ModelBuilder::new(Model::new(params.objective, d, base.clone()), params);
-    let mut selection = Selection::single(params, d, &units);
-    let mut history = History {
-        metrics: metrics.iter().map(Metric::name).collect(),
-        values: vec![vec![Vec::new(); metrics.len()]; evals.len()],
-        ..History::default()
-    };
-    let mut dynamic = (params.feature_sampling == FeatureSampling::Dynamic).then(|| {
-        let m = params.colsample_bytree.of(d);
-        DynamicWeights::new(Fading::Boosting, params.reweight_rate, m, d)
-    });
     let mut tests = None;
-    let mut cache_bytes = 0;
     if params.split_search == SplitSearch::GroupTesting {
         let t = ClientTests::new(params, &splittable, n)?;
         let replies = channel.all(vec![t.request()])?;
@@ -394,289 +359,56 @@ fn run(
             Output::CacheBytes(b) => Some(*b as usize),
             _ => None,
         })?;
-        cache_bytes = bytes.iter().sum();
-        tests = Some(t);
+        tests = Some((t, bytes.iter().sum()));
     }
-    let group_testing = tests.is_some();
-    let mut grower = TreeGrower::new(
-        &mappers,
-        &splittable,
-        n,
-        &internal,
-        group_testing,
-        should_stop,
-    );
-
-    let k = objective.n_outputs();
-    let jobs: Vec<Job> = (0..k).map(|o| Job::of_model(0, o, 0)).collect();
-    if init.is_some() && dynamic.is_some() {
+    if init.is_some() && params.feature_sampling == FeatureSampling::Dynamic {
         return Err(SbError::InvalidParameter(
             "a fit with feature_sampling='dynamic' cannot be resumed (its weights come from \
              root scales a model does not keep)"
                 .into(),
         ));
     }
-    // Job j's features in a round: the stream of the single-machine fit's
-    // tree sample (which draws no rows without subsampling).
-    let features = |round: usize, j: usize, selection: &Selection, weights: Option<&[f64]>| {
-        let mut rng = job_rng(params.seed, round, j);
-        let all: Vec<usize> = (0..d).collect();
-        let mut features = draw(&mut rng, &all, params.colsample_bytree.of(d), weights);
-        features.retain(|&f| splittable[f] && selection.allows(0, f));
-        features
+    let grower = TreeGrower::new(
+        &mappers,
+        &splittable,
+        n,
+        &internal,
+        tests.is_some(),
+        should_stop,
+    );
+    let k = objective.n_outputs();
+    let plan = Plan {
+        n_features: d,
+        params,
+        objective: objective.as_ref(),
+        units,
+        populations: vec![Population {
+            rows: None,
+            y,
+            weights: w,
+            queries,
+        }],
+        jobs: (0..k).map(|o| Job::of_model(0, o, 0)).collect(),
+        base_scores: vec![base],
+        selection: Selection::single(params, d, &units),
+        evals,
+        shared_start: None,
     };
-    // μ_max from the first round's roots, at the base scores (before the
-    // trees of a resumed fit are added).
-    channel.pending.push(Op::Gradients);
-    if selection.has_one_mu() {
-        let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
-        let mut m = 0.0_f64;
-        for j in 0..k {
-            let f = features(0, j, &selection, weights.as_deref());
-            let mut nodes = ShardNodes {
-                channel,
-                output: j,
-                n_rows: n,
-                mappers: &mappers,
-                tests: tests.as_ref(),
-            };
-            let (scale, candidates) = grower.root_candidates(&mut nodes, &f)?;
-            m = m.max(mu_max::of_root(
-                &selection,
-                internal.min_gain,
-                scale,
-                &candidates,
-            ));
-        }
-        if params.mu_relative {
-            selection.resolve_relative_mu(m);
-        }
-        history.mu_max = Some(mu_max::in_user_units(m, params, &units));
-    }
-    let mut trees_after = Vec::new();
-    let mut since_best = 0;
-    let mut start = 0;
-    if let Some(init) = init {
-        let rounds = resumed_rounds(init, &units);
-        channel.pending.push(Op::AddTrees {
-            trees: rounds.iter().flatten().map(|(t, _)| t.clone()).collect(),
-        });
-        for (round, trees) in rounds.into_iter().enumerate() {
-            let loss = trees.last().map(|(_, l)| *l);
-            let mut round_trees = Vec::new();
-            for (tree, _) in trees {
-                let mut view = selection.view(0);
-                for node in split_order(&tree) {
-                    view.commit(node.feature as usize);
-                }
-                round_trees.push((jobs[tree.output as usize], tree.clone(), 0.0));
-                model.push(
-                    GrownTree {
-                        tree,
-                        rows: Vec::new(),
-                        leaves: Vec::new(),
-                        root_scale: 0.0,
-                    },
-                    round,
-                )?;
-            }
-            model.record_loss(|| loss.unwrap_or(f64::NAN))?;
-            trees_after.push(model.n_trees());
-            let ended = RoundEnd {
-                round,
-                trees: &round_trees,
-                units: &units,
-                metrics: &metrics,
-                params,
-            };
-            ended.record(&mut evals, None, &mut history, &mut since_best);
-            start = round + 1;
-        }
-    }
-    // The rounds; on an error, the rounds completed go to `partial`.
-    let boosted = (|| -> Result<()> {
-        for round in start..params.n_estimators {
-            interrupt::check(should_stop)?;
-            if round > 0 {
-                channel.pending.push(Op::Gradients);
-            }
-            let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
-            let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
-            for (j, job) in jobs.iter().enumerate() {
-                interrupt::check(should_stop)?;
-                let f = features(round, j, &selection, weights.as_deref());
-                let mut nodes = ShardNodes {
-                    channel,
-                    output: j,
-                    n_rows: n,
-                    mappers: &mappers,
-                    tests: tests.as_ref(),
-                };
-                let grown = grower.grow(&mut nodes, &f, &mut selection.view(0))?;
-                let (mut tree, root_scale) = (grown.tree, grown.root_scale);
-                if tree.nodes.len() == 1 {
-                    continue;
-                }
-                tree.output = j as u32;
-                channel.traffic.trees += 1;
-                let leaves = tree.nodes.iter().enumerate().filter(|(_, n)| n.is_leaf);
-                channel.pending.push(Op::AddLeaves {
-                    output: j as u32,
-                    leaves: leaves.map(|(i, n)| (i as u32, n.value)).collect(),
-                });
-                round_trees.push((*job, tree.clone(), root_scale));
-                model.push(
-                    GrownTree {
-                        tree,
-                        rows: Vec::new(),
-                        leaves: Vec::new(),
-                        root_scale,
-                    },
-                    round,
-                )?;
-            }
-            if round_trees.is_empty() {
-                return Ok(());
-            }
-            let replies = channel.all(vec![Op::Loss])?;
-            let losses = outputs(&replies, 0, "a loss", |o| match o {
-                Output::Loss { mean, mass } => Some((*mean, *mass)),
-                _ => None,
-            })?;
-            model.record_loss(|| pooled_loss(&losses))?;
-            trees_after.push(model.n_trees());
-            let ended = RoundEnd {
-                round,
-                trees: &round_trees,
-                units: &units,
-                metrics: &metrics,
-                params,
-            };
-            let (eval, stop) =
-                ended.record(&mut evals, dynamic.as_mut(), &mut history, &mut since_best);
-            let report = RoundReport {
-                round,
-                train_loss: model.last_loss().map_or(f64::NAN, |l| units.loss(l)),
-                eval,
-                n_features: selection.omega().used_in_order().len(),
-                elapsed: started.elapsed().as_secs_f64(),
-            };
-            if !observer(&report) || stop {
-                return Ok(());
-            }
-        }
-        Ok(())
-    })();
-    let group_testing = tests.as_ref().map(|t| (t.n_subsets(), cache_bytes));
-    if let Err(e) = boosted {
-        if let Some(&done) = trees_after.last() {
-            model.truncate(done);
-            *partial = model.finish(group_testing, &units).ok();
-        }
-        return Err(e);
-    }
-    if params.early_stopping_rounds.is_some() {
-        if let Some((best, _)) = history.best {
-            model.truncate(trees_after[best]);
-        }
-    }
+    let setup = Setup {
+        mappers: &mappers,
+        splittable: &splittable,
+        init,
+    };
+    let mut backend = ShardScores {
+        channel: &mut *channel,
+        grower,
+        mappers: &mappers,
+        n_rows: n,
+        tests,
+    };
+    let trained = trainer::train(plan, setup, &mut backend, partial, should_stop, observer)?;
     let seconds = &mut channel.traffic.seconds;
     seconds.boosting = started.elapsed().as_secs_f64() - seconds.setup;
-    let mut model = model.finish(group_testing, &units)?;
-    let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
-    model.feature_weights = sampling_probabilities(weights, d);
-    Ok((model, history, channel.traffic))
-}
-
-/// A resumed fit's rounds: `init`'s trees in the fit's units with their
-/// training losses, grouped by the round each records (in files written
-/// before trees recorded it, by increasing outputs: a guess that merges a
-/// round whose class trees end early with the next one's).
-fn resumed_rounds(init: &Model, units: &Units) -> Vec<Vec<(Tree, f64)>> {
-    let mut rounds: Vec<Vec<(Tree, f64)>> = Vec::new();
-    let mut last: Option<&Tree> = None;
-    for (t, tree) in init.trees.iter().enumerate() {
-        let mut tree = tree.clone();
-        for node in &mut tree.nodes {
-            node.value = units.from_output(node.value);
-        }
-        let loss = init
-            .train_loss
-            .get(t)
-            .map_or(f64::NAN, |&l| units.from_loss(l));
-        let new_round = match (last, tree.round) {
-            (None, _) => true,
-            (Some(previous), Some(round)) => previous.round != Some(round),
-            (Some(previous), None) => tree.output <= previous.output,
-        };
-        if new_round {
-            rounds.push(Vec::new());
-        }
-        last = Some(&init.trees[t]);
-        rounds.last_mut().expect("a round").push((tree, loss));
-    }
-    rounds
-}
-
-/// A tree's internal nodes in the order their splits were made (each
-/// split appends its two children, so by their children's positions).
-fn split_order(tree: &Tree) -> Vec<&crate::tree::Node> {
-    let mut internal: Vec<&crate::tree::Node> = tree.nodes.iter().filter(|n| !n.is_leaf).collect();
-    internal.sort_by_key(|n| n.left);
-    internal
-}
-
-/// The mean loss over all shards: one shard's own mean, else the means
-/// weighted by their mass.
-fn pooled_loss(losses: &[(f64, f64)]) -> f64 {
-    let nonempty: Vec<&(f64, f64)> = losses.iter().filter(|l| l.1 > 0.0).collect();
-    match nonempty.as_slice() {
-        [(mean, _)] => *mean,
-        _ => {
-            let mass: f64 = nonempty.iter().map(|l| l.1).sum();
-            nonempty.iter().map(|l| l.0 * l.1).sum::<f64>() / mass
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::params::ObjectiveKind;
-    use crate::tree::Node;
-
-    fn model_of(trees: &[(Option<u32>, u32)]) -> Model {
-        let mut model = Model::new(ObjectiveKind::MultiLogloss, 2, vec![0.0; 3]);
-        for &(round, output) in trees {
-            model.trees.push(Tree {
-                output,
-                round,
-                nodes: vec![Node::leaf(0.5, 10)],
-            });
-            model.train_loss.push(1.0);
-        }
-        model
-    }
-
-    fn outputs_by_round(model: &Model) -> Vec<Vec<u32>> {
-        let units = Units::for_data(ObjectiveKind::MultiLogloss, &[0.0, 1.0, 2.0], None);
-        resumed_rounds(model, &units)
-            .iter()
-            .map(|r| r.iter().map(|(t, _)| t.output).collect())
-            .collect()
-    }
-
-    #[test]
-    fn resumed_rounds_follow_the_recorded_rounds() {
-        // Round 0 grew classes 0 and 1 (class 2 could not split), round 1
-        // only class 2: the outputs alone would merge them into one round.
-        let recorded = model_of(&[(Some(0), 0), (Some(0), 1), (Some(1), 2), (Some(2), 0)]);
-        assert_eq!(
-            outputs_by_round(&recorded),
-            vec![vec![0, 1], vec![2], vec![0]]
-        );
-        // Files without rounds fall back to increasing outputs.
-        let old = model_of(&[(None, 0), (None, 1), (None, 2), (None, 0)]);
-        assert_eq!(outputs_by_round(&old), vec![vec![0, 1, 2], vec![0]]);
-    }
+    let model = trained.models.into_iter().next().expect("one model");
+    Ok((model, trained.history, channel.traffic))
 }

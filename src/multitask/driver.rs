@@ -122,7 +122,7 @@ pub fn fit_multitask_with(
             }
         });
         let plan = Plan {
-            data: &data.data,
+            n_features: data.data.n_features(),
             params,
             objective: objective.as_ref(),
             units,
@@ -133,7 +133,7 @@ pub fn fit_multitask_with(
             evals,
             shared_start,
         };
-        let trained = trainer::train(plan, should_stop, observer)?;
+        let trained = trainer::train_local(plan, &data.data, should_stop, observer)?;
         // Ω_G in entry order, restricted to the kept trees (early stopping
         // may have dropped some).
         let mut kept = vec![false; d];

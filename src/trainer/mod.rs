@@ -17,8 +17,17 @@
 //! whose tree goes into every model (multitask's trees on all tasks' rows)
 //! instead of the plan's jobs. A shared round whose tree cannot split ends
 //! the shared start and runs the plan's jobs in its place.
+//!
+//! Everything that touches rows goes through a [`backend::ScoresBackend`]:
+//! rows held here ([`local::LocalScores`]) or shards behind a transport
+//! (`distributed/scores.rs`). A fit may resume from a model of its first
+//! rounds (`resume.rs`).
 
-use crate::binning::BinnedData;
+pub(crate) mod backend;
+mod local;
+mod resume;
+
+use crate::binning::BinMapper;
 use crate::data::{bin_training_data, TrainingData};
 use crate::error::Result;
 pub use crate::evaluation::EvalSet;
@@ -33,10 +42,12 @@ use crate::mu_max;
 use crate::objective::{Objective, Targets};
 use crate::params::{BoosterParams, ObjectiveKind};
 use crate::sampling::{draw_sample, job_rng};
-use crate::scores::{update_scores, Population as Rows};
+use crate::scores::Population as Rows;
 use crate::selection::Selection;
 use crate::tree::Tree;
 use crate::units::Units;
+use backend::ScoresBackend;
+use local::LocalScores;
 use ndarray::{Array2, ArrayView2, Axis};
 use std::ops::Range;
 use std::time::Instant;
@@ -170,7 +181,8 @@ pub struct History {
 
 /// Everything a fit is made of; see the module docs.
 pub(crate) struct Plan<'a> {
-    pub data: &'a TrainingData<'a>,
+    /// d, the features of the data.
+    pub n_features: usize,
     pub params: &'a BoosterParams,
     pub objective: &'a dyn Objective,
     pub units: Units,
@@ -213,17 +225,58 @@ pub fn metrics_for(params: &BoosterParams) -> Result<Vec<Metric>> {
     }])
 }
 
-/// Run the plan (on the current thread pool).
+/// Run the plan on rows held here: bin the data, then [`train`] over
+/// [`local::LocalScores`] (on the current thread pool).
+pub(crate) fn train_local(
+    plan: Plan,
+    data: &TrainingData,
+    should_stop: &ShouldStop,
+    observer: &mut Observer,
+) -> Result<Trained> {
+    let internal = plan.units.internal_params(plan.params);
+    let binned = bin_training_data(data, plan.params, should_stop)?;
+    let grower = LocalGrower::new(&binned, &internal, should_stop)?;
+    let start = (
+        plan.jobs.as_slice(),
+        plan.populations.as_slice(),
+        plan.base_scores.as_slice(),
+    );
+    let subsampled = plan.params.subsample < 1.0;
+    let mut backend = LocalScores::new(&binned, grower, plan.objective, start, subsampled);
+    let setup = Setup {
+        mappers: &binned.mappers,
+        splittable: &binned.splittable,
+        init: None,
+    };
+    train(plan, setup, &mut backend, &mut None, should_stop, observer)
+}
+
+/// What a fit brings to the loop besides its plan: the cut points and
+/// which features can split, and a model to resume (its trees in the
+/// user's units; a single-model plan only).
+pub(crate) struct Setup<'a> {
+    pub mappers: &'a [BinMapper],
+    pub splittable: &'a [bool],
+    pub init: Option<&'a Model>,
+}
+
+/// The one boosting loop (see the module docs): the plan's rounds over the
+/// rows behind `backend`. When the fit fails during boosting, `partial`
+/// receives the model of the rounds it completed (single-model plans), to
+/// resume from.
 pub(crate) fn train(
     plan: Plan,
+    setup: Setup,
+    backend: &mut dyn ScoresBackend,
+    partial: &mut Option<Model>,
     should_stop: &ShouldStop,
     observer: &mut Observer,
 ) -> Result<Trained> {
     let started = Instant::now();
     let Plan {
-        data,
+        n_features: d,
         params,
-        objective,
+        objective: _,
         units,
         populations,
         jobs,
@@ -232,31 +285,16 @@ pub(crate) fn train(
         evals,
         shared_start,
     } = plan;
-    let (n, d, k) = (data.n_rows(), data.n_features(), objective.n_outputs());
     let metrics = metrics_for(params)?;
     let internal = units.internal_params(params);
-    let binned = bin_training_data(data, params, should_stop)?;
     let mut evals: Vec<EvalState> = evals
         .iter()
-        .map(|e| EvalState::new(e, &binned.mappers, &base_scores, &units, should_stop))
+        .map(|e| EvalState::new(e, setup.mappers, &base_scores, &units, should_stop))
         .collect::<Result<_>>()?;
-    let mut scores = Array2::<f64>::zeros((k, n));
-    for (job, pop) in jobs.iter().map(|j| (j, &populations[j.population])) {
-        let model = job.model.expect("a plan's jobs have one model each");
-        let base = base_scores[model][job.output];
-        let mut out = scores.row_mut(job.output);
-        match &pop.rows {
-            None => out.fill(base),
-            Some(rows) => rows.iter().for_each(|&r| out[r as usize] = base),
-        }
-    }
     let mut models: Vec<ModelBuilder> = base_scores
         .iter()
         .map(|b| ModelBuilder::new(Model::new(params.objective, d, b.clone()), params))
         .collect();
-    let (mut grad, mut hess) = (Array2::zeros((k, n)), Array2::zeros((k, n)));
-    let mut grower = LocalGrower::new(&binned, &internal, should_stop)?;
-    let subsampled = params.subsample < 1.0;
     let mut history = History {
         metrics: metrics.iter().map(Metric::name).collect(),
         values: vec![vec![Vec::new(); metrics.len()]; evals.len()],
@@ -271,139 +309,150 @@ pub(crate) fn train(
         let m = params.colsample_bytree.of(d);
         DynamicWeights::new(Fading::Boosting, params.reweight_rate, m, d)
     });
+    // μ_max from the first round's roots, at the base scores (before the
+    // trees of a resumed fit are added). (A single-model fit's: a shared
+    // start has several models.)
+    let mut first = 0;
+    if selection.has_one_mu() || setup.init.is_some() {
+        let round_jobs = match &shared_start {
+            Some(start) if start.rounds > 0 => std::slice::from_ref(&start.job),
+            _ => jobs.as_slice(),
+        };
+        gradients_of(backend, &populations, round_jobs)?;
+        if selection.has_one_mu() {
+            let mut m = 0.0_f64;
+            for (j, job) in round_jobs.iter().enumerate() {
+                let pop = &populations[job.population];
+                let (rows, features) =
+                    tree_sample(params, (0, j), job, pop, setup.splittable, &selection, None);
+                let (scale, candidates) = backend.root_candidates(job, rows, &features)?;
+                m = m.max(mu_max::of_root(
+                    &selection,
+                    internal.min_gain,
+                    scale,
+                    &candidates,
+                ));
+            }
+            if params.mu_relative {
+                selection.resolve_relative_mu(m);
+            }
+            history.mu_max = Some(mu_max::in_user_units(m, params, &units));
+        }
+        first = usize::from(setup.init.is_none());
+    }
+    let mut start = 0;
+    if let Some(init) = setup.init {
+        trees_after[0] = resume::replay(
+            init,
+            (&jobs, &units, &metrics, params),
+            backend,
+            (&mut models[0], &mut selection),
+            (&mut evals, &mut history, &mut since_best),
+        )?;
+        start = trees_after[0].len();
+        first = 0;
+    }
     // The shared start ends after its rounds, or at its first round whose
     // tree cannot split: that round runs the plan's jobs instead.
     let mut shared_ended = false;
-    for round in 0..params.n_estimators {
-        interrupt::check(should_stop)?;
-        let shared = shared_start
-            .as_ref()
-            .filter(|s| round < s.rounds && !shared_ended);
-        let attempts: Vec<&[Job]> = match shared {
-            Some(start) => vec![std::slice::from_ref(&start.job), &jobs],
-            None => vec![&jobs],
-        };
-        let mut grew = false;
-        // The round's trees (with their root scales), added to the
-        // evaluation sets together and seen by the dynamic weights.
-        let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
-        let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
-        for (attempt, round_jobs) in attempts.into_iter().enumerate() {
-            if attempt > 0 {
-                if grew {
-                    break;
-                }
-                shared_ended = true;
-            }
-            let mut computed = vec![false; populations.len()];
-            for job in round_jobs {
-                if !std::mem::replace(&mut computed[job.population], true) {
-                    let pop = &populations[job.population];
-                    gradients(objective, pop, scores.view(), &mut grad, &mut hess);
-                }
-            }
-            // (μ_max is a single-model fit's, which has no shared start.)
-            if round == 0 && attempt == 0 && selection.has_one_mu() {
-                let roots = round_jobs.iter().enumerate().map(|(j, job)| {
-                    let pop = &populations[job.population];
-                    let (rows, features) = tree_sample(
-                        params,
-                        0,
-                        j,
-                        job,
-                        pop,
-                        &binned,
-                        &selection,
-                        weights.as_deref(),
-                    );
-                    mu_max::Root {
-                        grad: grad.row(job.output).to_slice().unwrap(),
-                        hess: hess.row(job.output).to_slice().unwrap(),
-                        rows,
-                        features,
+    let boosted = (|| -> Result<()> {
+        for round in start..params.n_estimators {
+            interrupt::check(should_stop)?;
+            let shared = shared_start
+                .as_ref()
+                .filter(|s| round < s.rounds && !shared_ended);
+            let attempts: Vec<&[Job]> = match shared {
+                Some(s) => vec![std::slice::from_ref(&s.job), &jobs],
+                None => vec![&jobs],
+            };
+            let mut grew = false;
+            // The round's trees (with their root scales), added to the
+            // evaluation sets together and seen by the dynamic weights.
+            let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
+            let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
+            for (attempt, round_jobs) in attempts.into_iter().enumerate() {
+                if attempt > 0 {
+                    if grew {
+                        break;
                     }
-                });
-                let m = mu_max::first_round(&mut grower, &selection, internal.min_gain, roots)?;
-                if params.mu_relative {
-                    selection.resolve_relative_mu(m);
+                    shared_ended = true;
                 }
-                history.mu_max = Some(mu_max::in_user_units(m, params, &units));
-            }
-            for (j, job) in round_jobs.iter().enumerate() {
-                interrupt::check(should_stop)?;
-                let pop = &populations[job.population];
-                let (rows, features) = tree_sample(
-                    params,
-                    round,
-                    j,
-                    job,
-                    pop,
-                    &binned,
-                    &selection,
-                    weights.as_deref(),
-                );
-                let (g, h) = (grad.row(job.output), hess.row(job.output));
-                let (g, h) = (g.to_slice().unwrap(), h.to_slice().unwrap());
-                let mut grown =
-                    grower.tree(g, h, rows, &features, &mut selection.view(job.view))?;
-                if grown.tree.nodes.len() == 1 {
-                    continue;
+                // (The first round's gradients were computed for μ_max.)
+                if round >= first || attempt > 0 {
+                    gradients_of(backend, &populations, round_jobs)?;
                 }
-                grew = true;
-                grown.tree.output = job.output as u32;
-                let out = scores.row_mut(job.output).into_slice().unwrap();
-                update_scores(out, &grown, &binned, pop.as_rows(), subsampled);
-                if !evals.is_empty() || dynamic.is_some() {
-                    round_trees.push((*job, grown.tree.clone(), grown.root_scale));
-                }
-                match job.model {
-                    Some(m) => models[m].push(grown, round)?,
-                    None => {
-                        for model in &mut models {
-                            model.push(grown.clone(), round)?;
+                for (j, job) in round_jobs.iter().enumerate() {
+                    interrupt::check(should_stop)?;
+                    let pop = &populations[job.population];
+                    let w = weights.as_deref();
+                    let splittable = setup.splittable;
+                    let (rows, features) =
+                        tree_sample(params, (round, j), job, pop, splittable, &selection, w);
+                    let mut view = selection.view(job.view);
+                    let mut grown = backend.grow(job, rows, &features, &mut view)?;
+                    if grown.tree.nodes.len() == 1 {
+                        continue;
+                    }
+                    grew = true;
+                    grown.tree.output = job.output as u32;
+                    backend.add_tree(job, &populations[job.population], &grown)?;
+                    if !evals.is_empty() || dynamic.is_some() {
+                        round_trees.push((*job, grown.tree.clone(), grown.root_scale));
+                    }
+                    match job.model {
+                        Some(m) => models[m].push(grown, round)?,
+                        None => {
+                            for model in &mut models {
+                                model.push(grown.clone(), round)?;
+                            }
                         }
                     }
                 }
             }
+            if !grew {
+                return Ok(());
+            }
+            // One loss per model and round (not per class tree: the softmax
+            // loss costs K exponentials a row), given to the round's trees.
+            for (m, model) in models.iter_mut().enumerate() {
+                if model.grew_since_loss() {
+                    let loss = backend.loss(&populations[model_population(&jobs, m)])?;
+                    model.record_loss(|| loss)?;
+                }
+            }
+            for (m, model) in models.iter().enumerate() {
+                trees_after[m].push(model.n_trees());
+            }
+            let ended = RoundEnd {
+                round,
+                trees: &round_trees,
+                units: &units,
+                metrics: &metrics,
+                params,
+            };
+            let (eval, stop) =
+                ended.record(&mut evals, dynamic.as_mut(), &mut history, &mut since_best);
+            let report = RoundReport {
+                round,
+                train_loss: mean_train_loss(&models, &populations, &jobs, &units),
+                eval,
+                n_features: selection.omega().used_in_order().len(),
+                elapsed: started.elapsed().as_secs_f64(),
+            };
+            if !observer(&report) || stop {
+                return Ok(());
+            }
         }
-        if !grew {
-            break;
+        Ok(())
+    })();
+    let group_testing = backend.group_testing_info();
+    if let Err(e) = boosted {
+        if let (1, Some(&done)) = (models.len(), trees_after[0].last()) {
+            let mut model = models.pop().expect("one model");
+            model.truncate(done);
+            *partial = model.finish(group_testing, &units).ok();
         }
-        // One loss per model and round (not per class tree: the softmax
-        // loss costs K exponentials a row), given to the round's trees.
-        for (m, model) in models.iter_mut().enumerate() {
-            let pop = &populations[jobs
-                .iter()
-                .find(|j| j.model == Some(m))
-                .expect("a job")
-                .population];
-            model.record_loss(|| match &pop.rows {
-                None => objective.loss(&pop.targets(), scores.view()),
-                Some(rows) => objective.loss(&pop.targets(), gather(scores.view(), rows).view()),
-            })?;
-        }
-        for (m, model) in models.iter().enumerate() {
-            trees_after[m].push(model.n_trees());
-        }
-        let ended = RoundEnd {
-            round,
-            trees: &round_trees,
-            units: &units,
-            metrics: &metrics,
-            params,
-        };
-        let (eval, stop) =
-            ended.record(&mut evals, dynamic.as_mut(), &mut history, &mut since_best);
-        let report = RoundReport {
-            round,
-            train_loss: mean_train_loss(&models, &populations, &jobs, &units),
-            eval,
-            n_features: selection.omega().used_in_order().len(),
-            elapsed: started.elapsed().as_secs_f64(),
-        };
-        if !observer(&report) || stop {
-            break;
-        }
+        return Err(e);
     }
     if params.early_stopping_rounds.is_some() {
         if let Some((best, _)) = history.best {
@@ -412,7 +461,6 @@ pub(crate) fn train(
             }
         }
     }
-    let group_testing = grower.group_testing_info();
     let weights = sampling_probabilities(dynamic.as_ref().and_then(DynamicWeights::weights), d);
     let models = models
         .into_iter()
@@ -429,21 +477,42 @@ pub(crate) fn train(
     })
 }
 
+/// The gradients of the populations of `jobs`, each computed once.
+fn gradients_of(
+    backend: &mut dyn ScoresBackend,
+    populations: &[Population],
+    jobs: &[Job],
+) -> Result<()> {
+    let mut computed = vec![false; populations.len()];
+    for job in jobs {
+        if !std::mem::replace(&mut computed[job.population], true) {
+            backend.gradients(&populations[job.population])?;
+        }
+    }
+    Ok(())
+}
+
+/// The population whose rows model `m` is fitted on.
+fn model_population(jobs: &[Job], m: usize) -> usize {
+    jobs.iter()
+        .find(|j| j.model == Some(m))
+        .expect("a job")
+        .population
+}
+
 /// The rows and features of job `j`'s tree in `round`: the sample drawn
 /// from the job's own stream, less the features it may not split on.
-#[allow(clippy::too_many_arguments)]
 fn tree_sample(
     params: &BoosterParams,
-    round: usize,
-    j: usize,
+    (round, j): (usize, usize),
     job: &Job,
     pop: &Population,
-    binned: &BinnedData,
+    splittable: &[bool],
     selection: &Selection,
     weights: Option<&[f64]>,
 ) -> (Vec<u32>, Vec<usize>) {
     let mut rng = job_rng(params.seed, round, j);
-    let d = binned.splittable.len();
+    let d = splittable.len();
     let (positions, mut features) = draw_sample(
         &mut rng,
         pop.len(),
@@ -452,33 +521,8 @@ fn tree_sample(
         params,
         weights,
     );
-    features.retain(|&f| binned.splittable[f] && selection.allows(job.view, f));
+    features.retain(|&f| splittable[f] && selection.allows(job.view, f));
     (pop.rows_at(positions), features)
-}
-
-/// The gradients of `pop`'s rows, written to its columns of `grad`/`hess`.
-fn gradients(
-    objective: &dyn Objective,
-    pop: &Population,
-    scores: ArrayView2<f64>,
-    grad: &mut Array2<f64>,
-    hess: &mut Array2<f64>,
-) {
-    match &pop.rows {
-        None => objective.gradients(&pop.targets(), scores, grad.view_mut(), hess.view_mut()),
-        Some(rows) => {
-            let local = gather(scores, rows);
-            let (mut g, mut h) = (
-                Array2::zeros(local.raw_dim()),
-                Array2::zeros(local.raw_dim()),
-            );
-            objective.gradients(&pop.targets(), local.view(), g.view_mut(), h.view_mut());
-            for (p, &r) in rows.iter().enumerate() {
-                grad.column_mut(r as usize).assign(&g.column(p));
-                hess.column_mut(r as usize).assign(&h.column(p));
-            }
-        }
-    }
 }
 
 /// `weights` scaled to sum to 1; uniform when there are none (or none is
@@ -532,6 +576,7 @@ mod tests {
     use crate::objective::objective_for;
     use crate::params::PenaltyKind;
     use crate::rng::Rng;
+    use crate::scores::update_scores;
 
     /// The single-output boosting loop as it was before the trainer
     /// (one tree per round, stop at the first round that cannot split),

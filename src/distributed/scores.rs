@@ -1,0 +1,136 @@
+//! The shards as the trainer's scores backend: gradients, leaf values and
+//! losses are computed where the rows are, and every tree is grown by the
+//! one grower over the shards as its node source ([`super::nodes`]).
+
+use super::channel::{outputs, Channel};
+use super::group_search::ClientTests;
+use super::nodes::ShardNodes;
+use super::protocol::{Op, Output};
+use crate::binning::BinMapper;
+use crate::error::{Result, SbError};
+use crate::grower::{GrownTree, TreeGrower};
+use crate::selection::TreeSelection;
+use crate::split::SplitCandidate;
+use crate::trainer::backend::ScoresBackend;
+use crate::trainer::{Job, Population};
+use crate::tree::Tree;
+
+/// The scores of a fit on the shards behind `channel` (`n_rows` rows).
+pub(super) struct ShardScores<'c, 't> {
+    pub channel: &'c mut Channel<'t>,
+    pub grower: TreeGrower<'c>,
+    pub mappers: &'c [BinMapper],
+    pub n_rows: usize,
+    /// Group testing's subsets, and the bytes of the shards' caches.
+    pub tests: Option<(ClientTests, usize)>,
+}
+
+impl ShardScores<'_, '_> {
+    /// Row subsampling is not distributed yet: a tree must hold every row.
+    fn check_rows(&self, rows: &[u32]) -> Result<()> {
+        if rows.len() == self.n_rows {
+            return Ok(());
+        }
+        Err(SbError::InvalidParameter(
+            "subsample < 1: row subsampling is not supported by distributed training yet".into(),
+        ))
+    }
+}
+
+impl ScoresBackend for ShardScores<'_, '_> {
+    fn gradients(&mut self, _: &Population) -> Result<()> {
+        self.channel.pending.push(Op::Gradients);
+        Ok(())
+    }
+
+    fn grow(
+        &mut self,
+        job: &Job,
+        rows: Vec<u32>,
+        features: &[usize],
+        selection: &mut TreeSelection,
+    ) -> Result<GrownTree> {
+        self.check_rows(&rows)?;
+        let mut nodes = ShardNodes {
+            channel: self.channel,
+            output: job.output,
+            n_rows: self.n_rows,
+            mappers: self.mappers,
+            tests: self.tests.as_ref().map(|(t, _)| t),
+        };
+        let grown = self.grower.grow(&mut nodes, features, selection)?;
+        Ok(GrownTree {
+            tree: grown.tree,
+            rows: Vec::new(),
+            leaves: Vec::new(),
+            root_scale: grown.root_scale,
+        })
+    }
+
+    fn root_candidates(
+        &mut self,
+        job: &Job,
+        rows: Vec<u32>,
+        features: &[usize],
+    ) -> Result<(f64, Vec<SplitCandidate>)> {
+        self.check_rows(&rows)?;
+        let mut nodes = ShardNodes {
+            channel: self.channel,
+            output: job.output,
+            n_rows: self.n_rows,
+            mappers: self.mappers,
+            tests: self.tests.as_ref().map(|(t, _)| t),
+        };
+        self.grower.root_candidates(&mut nodes, features)
+    }
+
+    fn add_tree(&mut self, job: &Job, _: &Population, grown: &GrownTree) -> Result<()> {
+        self.channel.traffic.trees += 1;
+        let leaves = grown
+            .tree
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.is_leaf);
+        self.channel.pending.push(Op::AddLeaves {
+            output: job.output as u32,
+            leaves: leaves.map(|(i, n)| (i as u32, n.value)).collect(),
+        });
+        Ok(())
+    }
+
+    fn replay(&mut self, trees: &[Tree]) -> Result<()> {
+        self.channel.pending.push(Op::AddTrees {
+            trees: trees.to_vec(),
+        });
+        Ok(())
+    }
+
+    fn loss(&mut self, _: &Population) -> Result<f64> {
+        let replies = self.channel.all(vec![Op::Loss])?;
+        let losses = outputs(&replies, 0, "a loss", |o| match o {
+            Output::Loss { mean, mass } => Some((*mean, *mass)),
+            _ => None,
+        })?;
+        Ok(pooled_loss(&losses))
+    }
+
+    fn group_testing_info(&self) -> Option<(usize, usize)> {
+        self.tests
+            .as_ref()
+            .map(|(t, bytes)| (t.n_subsets(), *bytes))
+    }
+}
+
+/// The mean loss over all shards: one shard's own mean, else the means
+/// weighted by their mass.
+fn pooled_loss(losses: &[(f64, f64)]) -> f64 {
+    let nonempty: Vec<&(f64, f64)> = losses.iter().filter(|l| l.1 > 0.0).collect();
+    match nonempty.as_slice() {
+        [(mean, _)] => *mean,
+        _ => {
+            let mass: f64 = nonempty.iter().map(|l| l.1).sum();
+            nonempty.iter().map(|l| l.0 * l.1).sum::<f64>() / mass
+        }
+    }
+}
