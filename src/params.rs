@@ -4,10 +4,9 @@
 //! leaf, `min_child_weight = 1e-3`, 255 bins), so that "equal settings" in the
 //! benchmarks means equal defaults too.
 
-use crate::binning::BinnedData;
 use crate::error::{Result, SbError};
 use crate::feature_sampling::{FeatureCount, FeatureSampling};
-use crate::group_testing::cost::SearchCost;
+use crate::group_testing::cost::{DataShape, SearchCost};
 use crate::metrics::Metric;
 use serde::{Deserialize, Serialize};
 
@@ -106,7 +105,7 @@ impl SplitSearch {
 
     /// The search a fit of `params` on `data` runs: `Auto` decided by the
     /// cost rule (the one place it is decided), the others as they are.
-    pub fn resolve(self, data: &BinnedData, params: &BoosterParams) -> SplitSearch {
+    pub fn resolve(self, data: &DataShape, params: &BoosterParams) -> SplitSearch {
         match self {
             SplitSearch::Auto if SearchCost::estimate(data, params).prefers_group_testing() => {
                 SplitSearch::GroupTesting

@@ -68,7 +68,9 @@ pub struct Tree {
     /// in files written before rounds were recorded. A round's trees
     /// (softmax's class trees) need not cover every output, so the round
     /// cannot be told from the outputs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    // (Always written: the shards' binary messages carry trees, and
+    // bincode cannot skip a field.)
+    #[serde(default)]
     pub round: Option<u32>,
     /// The nodes, root first.
     pub nodes: Vec<Node>,

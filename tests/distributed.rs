@@ -5,7 +5,7 @@
 
 use sparseboost::distributed::Transport;
 use sparseboost::distributed::{fit_sharded, InProcess, Shard, Traffic};
-use sparseboost::feature_sampling::FeatureCount;
+use sparseboost::feature_sampling::{FeatureCount, FeatureSampling};
 use sparseboost::interrupt::never;
 use sparseboost::matrix::FeatureMatrix;
 use sparseboost::params::SplitSearch;
@@ -174,15 +174,28 @@ fn one_shard_is_the_single_machine_fit_bit_for_bit() {
     for objective in OBJECTIVES {
         let p = problem(600, 40, objective, 3);
         for search in [SplitSearch::Exhaustive, SplitSearch::GroupTesting] {
-            for penalty in [PenaltyKind::None, PenaltyKind::Gbfs] {
+            // (penalty, row subsample, dynamic feature sampling)
+            let variants = [
+                (PenaltyKind::None, 1.0, false),
+                (PenaltyKind::Gbfs, 1.0, false),
+                (PenaltyKind::Agbm, 0.7, false),
+                (PenaltyKind::None, 0.8, true),
+            ];
+            for (penalty, subsample, dynamic) in variants {
                 let params = BoosterParams {
                     penalty,
-                    mu: if penalty == PenaltyKind::None {
-                        0.0
-                    } else {
-                        0.05
+                    mu: match penalty {
+                        PenaltyKind::None => 0.0,
+                        PenaltyKind::Gbfs => 0.05,
+                        PenaltyKind::Agbm => 0.01,
                     },
-                    colsample_bytree: FeatureCount::Fraction(0.8),
+                    subsample,
+                    feature_sampling: if dynamic {
+                        FeatureSampling::Dynamic
+                    } else {
+                        FeatureSampling::Uniform
+                    },
+                    colsample_bytree: FeatureCount::Fraction(if dynamic { 0.3 } else { 0.8 }),
                     bin_sample_rows: 400,
                     split_search: search,
                     gt_n_features: 3,
@@ -192,7 +205,7 @@ fn one_shard_is_the_single_machine_fit_bit_for_bit() {
                 };
                 let (model, traffic) = sharded(&p, &params, &[p.n]);
                 let whole = single(&p, &params);
-                let what = format!("{objective:?} {search:?} {penalty:?}");
+                let what = format!("{objective:?} {search:?} {penalty:?} {subsample} {dynamic}");
                 assert_eq!(model.to_json(), whole.to_json(), "{what}");
                 assert!(traffic.trees > 0, "{what}");
                 assert_eq!(
@@ -222,10 +235,16 @@ fn several_shards_find_the_planted_features_and_do_not_depend_on_threads() {
             }
             None => vec![70, 350, p.n],
         };
-        for search in [SplitSearch::Exhaustive, SplitSearch::GroupTesting] {
+        for (search, subsample) in [
+            (SplitSearch::Exhaustive, 1.0),
+            (SplitSearch::GroupTesting, 1.0),
+            (SplitSearch::Exhaustive, 0.7),
+            (SplitSearch::GroupTesting, 0.7),
+        ] {
             let params = BoosterParams {
                 split_search: search,
                 gt_n_features: 3,
+                subsample,
                 ..params(objective)
             };
             let one = sharded(&p, &params, &bounds).0;
@@ -454,5 +473,44 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
             assert_eq!(resumed.1.values, whole.1.values, "{what}");
             assert_eq!(resumed.1.mu_max, whole.1.mu_max, "{what}");
         }
+    }
+}
+
+#[test]
+fn auto_search_chooses_on_the_shards_as_on_one_machine() {
+    // Wide, mostly-zero data with a feature budget: "auto" picks group
+    // testing here (see group_testing::cost); narrow data: exhaustive.
+    for (n, d, density, group_tested) in [(300, 3000, 0.05, true), (600, 20, 0.5, false)] {
+        let mut rng = Rng::new(9);
+        let x: Vec<f64> = (0..n * d)
+            .map(|_| f64::from(u8::from(rng.next_f64() < density)))
+            .collect();
+        let y: Vec<f64> = (0..n)
+            .map(|r| 2.0 * x[r * d + 1] + x[r * d + 7] + 0.1 * rng.next_f64())
+            .collect();
+        let p = Problem {
+            x,
+            y,
+            w: None,
+            groups: None,
+            n,
+            d,
+        };
+        let params = BoosterParams {
+            split_search: SplitSearch::Auto,
+            max_features: Some(10),
+            n_estimators: 30,
+            max_leaves: 15,
+            penalty: PenaltyKind::Agbm,
+            mu: 0.01,
+            ..params(ObjectiveKind::SquaredError)
+        };
+        let whole = single(&p, &params);
+        assert_eq!(whole.gt_n_subsets.is_some(), group_tested, "{n} x {d}");
+        let (model, _) = sharded(&p, &params, &[p.n]);
+        assert_eq!(model.to_json(), whole.to_json(), "{n} x {d}");
+        // Several shards choose from the pooled counts too.
+        let (split, _) = sharded(&p, &params, &[n / 3, p.n]);
+        assert_eq!(split.gt_n_subsets.is_some(), group_tested, "{n} x {d}");
     }
 }

@@ -19,11 +19,14 @@ GT-GBM (``split_search="group_testing"``) runs its group tests on the
 shards, every subset's binary search advancing several halvings per round
 trip, so a node's messages hold a few hundred pseudo-feature bins per
 subset and the exact histograms of Ω and the candidates only, not d × 255
-bins. ``split_search="auto"`` searches exhaustively on Dask.
+bins. ``split_search="auto"`` chooses from the pooled bin counts by the
+single machine's rule.
 
-Not distributed yet (an error says so): ``subsample < 1``, and early
-stopping without an ``eval_set`` (no rows are held out of the shards; the
-evaluation sets are scored on the client).
+Row subsampling (``subsample < 1``) draws the single machine's sample of
+the pooled rows on the client and sends each shard its part; with one
+partition the fit is the single machine's bit for bit. Not distributed yet
+(an error says so): early stopping without an ``eval_set`` (no rows are
+held out of the shards; the evaluation sets are scored on the client).
 """
 
 from __future__ import annotations

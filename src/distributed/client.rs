@@ -16,6 +16,7 @@ use crate::data::{query_ranges, validate_targets, TrainingData, MAX_FEATURES, MA
 use crate::error::{Result, SbError};
 use crate::evaluation::EvalSet;
 use crate::feature_sampling::FeatureSampling;
+use crate::group_testing::DataShape;
 use crate::grower::TreeGrower;
 use crate::interrupt::{self, ShouldStop};
 use crate::matrix::FeatureMatrix;
@@ -41,8 +42,6 @@ use std::time::Instant;
 /// fails during boosting, `partial` receives the model of the rounds it
 /// completed (if any), to resume from.
 ///
-/// Row subsampling is not distributed yet: asking for it is an error.
-/// `split_search="auto"` searches exhaustively.
 pub fn fit_sharded(
     params: &BoosterParams,
     transport: &mut dyn Transport,
@@ -53,12 +52,6 @@ pub fn fit_sharded(
     observer: &mut Observer,
 ) -> Result<(Model, History, Traffic)> {
     params.validate()?;
-    if params.subsample < 1.0 {
-        return Err(SbError::InvalidParameter(format!(
-            "subsample={:?}: row subsampling is not supported by distributed training yet",
-            params.subsample
-        )));
-    }
     if transport.n_shards() == 0 {
         return Err(SbError::InvalidInput(
             "a distributed fit needs a shard".into(),
@@ -147,13 +140,14 @@ fn pool_targets(channel: &mut Channel) -> Result<Pooled> {
 
 /// The cut points of every feature, from the rows a single-machine fit of
 /// all rows would sample (gathered from their shards, a block of features
-/// at a time), and the global splittable flags from the pooled bin counts.
+/// at a time), and, from the pooled bin counts, the global splittable
+/// flags and the data's shape (for `split_search="auto"`).
 fn pooled_binning(
     channel: &mut Channel,
     params: &BoosterParams,
     pooled: &Pooled,
     should_stop: &ShouldStop,
-) -> Result<(Vec<BinMapper>, Vec<bool>)> {
+) -> Result<(Vec<BinMapper>, Vec<bool>, DataShape)> {
     let n: usize = pooled.rows_per_shard.iter().sum();
     let d = pooled.n_features;
     let sample: Vec<usize> = if n > params.bin_sample_rows {
@@ -229,17 +223,23 @@ fn pooled_binning(
         }
         _ => None,
     })?;
-    let splittable = (0..d)
+    let totals: Vec<Vec<u64>> = (0..d)
         .map(|f| {
-            let total: Vec<u64> = (0..bins[f])
+            (0..bins[f])
                 .map(|b| counts.iter().map(|c| c[f][b]).sum())
-                .collect();
+                .collect()
+        })
+        .collect();
+    let splittable: Vec<bool> = totals
+        .iter()
+        .map(|total| {
             let occupied = total.iter().filter(|&&c| c > 0).count();
             let most = total.iter().copied().max().unwrap_or(0);
             occupied >= 2 && n as u64 - most >= params.min_samples_leaf as u64
         })
         .collect();
-    Ok((mappers, splittable))
+    let shape = DataShape::of_counts(n, &mappers, &splittable, &totals);
+    Ok((mappers, splittable, shape))
 }
 
 /// The cut points of a block of sampled rows (row-major, `width` features
@@ -341,7 +341,7 @@ fn run(
             .map(|&b| units.from_output(b))
             .collect();
     }
-    let (mappers, splittable) = pooled_binning(channel, params, &pooled, should_stop)?;
+    let (mappers, splittable, shape) = pooled_binning(channel, params, &pooled, should_stop)?;
     channel.all(vec![Op::Setup {
         splittable: splittable.clone(),
         units,
@@ -352,7 +352,9 @@ fn run(
 
     let internal = units.internal_params(params);
     let mut tests = None;
-    if params.split_search == SplitSearch::GroupTesting {
+    // "auto" chooses from the pooled bin counts as the single machine
+    // chooses from its binned data.
+    if params.split_search.resolve(&shape, &internal) == SplitSearch::GroupTesting {
         let t = ClientTests::new(params, &splittable, n)?;
         let replies = channel.all(vec![t.request()])?;
         let bytes = outputs(&replies, 0, "its cache size", |o| match o {
@@ -399,12 +401,20 @@ fn run(
         splittable: &splittable,
         init,
     };
+    let starts = std::iter::once(0)
+        .chain(pooled.rows_per_shard.iter().scan(0, |end, &m| {
+            *end += m;
+            Some(*end)
+        }))
+        .collect();
     let mut backend = ShardScores {
         channel: &mut *channel,
         grower,
         mappers: &mappers,
         n_rows: n,
+        starts,
         tests,
+        subsampled: params.subsample < 1.0,
     };
     let trained = trainer::train(plan, setup, &mut backend, partial, should_stop, observer)?;
     let seconds = &mut channel.traffic.seconds;

@@ -20,11 +20,13 @@ use crate::histogram::{HistBin, HistLayout, Histogram};
 use crate::split::{NodeStats, SplitCandidate, SplitConstraints};
 
 /// One tree's nodes on the shards: output `output` of the scores, over
-/// `n_rows` rows.
+/// `n_rows` rows: all of them, or each shard's part of a row sample
+/// (`sample[s]`, ascending shard rows).
 pub(super) struct ShardNodes<'c, 't> {
     pub channel: &'c mut Channel<'t>,
     pub output: usize,
     pub n_rows: usize,
+    pub sample: Option<&'c [Vec<u32>]>,
     pub mappers: &'c [BinMapper],
     /// Group testing's subsets and plan, when the fit uses it.
     pub tests: Option<&'c ClientTests>,
@@ -61,13 +63,18 @@ impl NodeSource for ShardNodes<'_, '_> {
     }
 
     fn root(&mut self, hist: Option<RootHistogram>) -> Result<(NodeStats, f64)> {
-        let mut ops = vec![Op::Root {
-            output: self.output as u32,
-        }];
-        if let Some(request) = &hist {
-            ops.push(histogram_op(0, request.features));
-        }
-        let replies = self.channel.all(ops)?;
+        let histogram = hist.as_ref().map(|h| histogram_op(0, h.features));
+        let requests = (0..self.channel.traffic.shards)
+            .map(|s| {
+                let rows = self.sample.map(|sample| sample[s].clone());
+                let root = Op::Root {
+                    output: self.output as u32,
+                    rows,
+                };
+                std::iter::once(root).chain(histogram.clone()).collect()
+            })
+            .collect();
+        let replies = self.channel.each(requests)?;
         let sums = outputs(&replies, 0, "root sums", |o| match o {
             Output::Root { g, h, n, scale } => Some((
                 NodeStats {

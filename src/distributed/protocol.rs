@@ -47,9 +47,10 @@ pub enum Op {
     },
     /// Gradients and hessians of every output from the current scores.
     Gradients,
-    /// Start a tree on output `output`: every row in node 0. Reply
+    /// Start a tree on output `output`: in node 0 every row, or these
+    /// rows (ascending; the shard's part of a row sample). Reply
     /// [`Output::Root`].
-    Root { output: u32 },
+    Root { output: u32, rows: Option<Vec<u32>> },
     /// Split `node`'s rows: bin of `feature` ≤ `bin` (NaN: `default_left`)
     /// to node `left`, the others to `left + 1`.
     Split {
@@ -187,10 +188,26 @@ mod tests {
                 node: 5,
                 features: vec![1, 17],
             },
+            // Trees with and without a round (the one a shard is sent
+            // while it is grown has none yet), then a sampled root.
+            Op::AddTrees {
+                trees: [None, Some(4)]
+                    .map(|round| crate::tree::Tree {
+                        output: 1,
+                        round,
+                        nodes: vec![crate::tree::Node::leaf(0.5, 3)],
+                    })
+                    .to_vec(),
+            },
+            Op::Root {
+                output: 0,
+                rows: Some(vec![0, 2, 9]),
+            },
         ];
         let bytes = encode(&request);
         let back: Request = decode(&bytes, "request").unwrap();
         assert_eq!(encode(&back), bytes);
+        assert!(matches!(&back[3], Op::Root { rows: Some(r), .. } if r == &[0, 2, 9]));
         let bins = [crate::histogram::HistBin {
             g: 1.5,
             h: 2.0,

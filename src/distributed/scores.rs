@@ -7,7 +7,7 @@ use super::group_search::ClientTests;
 use super::nodes::ShardNodes;
 use super::protocol::{Op, Output};
 use crate::binning::BinMapper;
-use crate::error::{Result, SbError};
+use crate::error::Result;
 use crate::grower::{GrownTree, TreeGrower};
 use crate::selection::TreeSelection;
 use crate::split::SplitCandidate;
@@ -21,19 +21,30 @@ pub(super) struct ShardScores<'c, 't> {
     pub grower: TreeGrower<'c>,
     pub mappers: &'c [BinMapper],
     pub n_rows: usize,
+    /// The first row of every shard, and the end (`n_rows`).
+    pub starts: Vec<usize>,
     /// Group testing's subsets, and the bytes of the shards' caches.
     pub tests: Option<(ClientTests, usize)>,
+    /// Trees are grown on row samples.
+    pub subsampled: bool,
 }
 
 impl ShardScores<'_, '_> {
-    /// Row subsampling is not distributed yet: a tree must hold every row.
-    fn check_rows(&self, rows: &[u32]) -> Result<()> {
+    /// Each shard's part of a tree's `rows` (ascending data rows) as its
+    /// own row numbers; `None` for every row.
+    fn per_shard(&self, rows: &[u32]) -> Option<Vec<Vec<u32>>> {
         if rows.len() == self.n_rows {
-            return Ok(());
+            return None;
         }
-        Err(SbError::InvalidParameter(
-            "subsample < 1: row subsampling is not supported by distributed training yet".into(),
-        ))
+        let mut parts: Vec<Vec<u32>> = vec![Vec::new(); self.starts.len() - 1];
+        let mut shard = 0;
+        for &r in rows {
+            while r as usize >= self.starts[shard + 1] {
+                shard += 1;
+            }
+            parts[shard].push(r - self.starts[shard] as u32);
+        }
+        Some(parts)
     }
 }
 
@@ -50,11 +61,12 @@ impl ScoresBackend for ShardScores<'_, '_> {
         features: &[usize],
         selection: &mut TreeSelection,
     ) -> Result<GrownTree> {
-        self.check_rows(&rows)?;
+        let sample = self.per_shard(&rows);
         let mut nodes = ShardNodes {
             channel: self.channel,
             output: job.output,
-            n_rows: self.n_rows,
+            n_rows: rows.len(),
+            sample: sample.as_deref(),
             mappers: self.mappers,
             tests: self.tests.as_ref().map(|(t, _)| t),
         };
@@ -73,11 +85,12 @@ impl ScoresBackend for ShardScores<'_, '_> {
         rows: Vec<u32>,
         features: &[usize],
     ) -> Result<(f64, Vec<SplitCandidate>)> {
-        self.check_rows(&rows)?;
+        let sample = self.per_shard(&rows);
         let mut nodes = ShardNodes {
             channel: self.channel,
             output: job.output,
-            n_rows: self.n_rows,
+            n_rows: rows.len(),
+            sample: sample.as_deref(),
             mappers: self.mappers,
             tests: self.tests.as_ref().map(|(t, _)| t),
         };
@@ -86,6 +99,14 @@ impl ScoresBackend for ShardScores<'_, '_> {
 
     fn add_tree(&mut self, job: &Job, _: &Population, grown: &GrownTree) -> Result<()> {
         self.channel.traffic.trees += 1;
+        if self.subsampled {
+            // Rows outside the sample are in no leaf: the shards route
+            // every row through the tree instead.
+            self.channel.pending.push(Op::AddTrees {
+                trees: vec![grown.tree.clone()],
+            });
+            return Ok(());
+        }
         let leaves = grown
             .tree
             .nodes

@@ -218,7 +218,7 @@ impl Shard {
                 }
                 return Ok(None);
             }
-            Op::Root { output } => self.fitting()?.root(output as usize)?,
+            Op::Root { output, rows } => self.fitting()?.root(output as usize, rows)?,
             Op::Split {
                 node,
                 feature,
@@ -329,14 +329,20 @@ impl Shard {
 }
 
 impl Fitting {
-    fn root(&mut self, output: usize) -> Result<Output> {
+    fn root(&mut self, output: usize, rows: Option<Vec<u32>>) -> Result<Output> {
         if output >= self.scores.nrows() {
             return Err(SbError::InvalidInput(format!("no output {output}")));
         }
-        let m = self.binned.n_rows;
+        let n = self.binned.n_rows;
+        let rows = rows.unwrap_or_else(|| (0..n as u32).collect());
+        if rows.windows(2).any(|w| w[0] >= w[1]) || rows.last().is_some_and(|&r| r as usize >= n) {
+            return Err(SbError::InvalidInput(format!(
+                "a tree's rows must ascend within the shard's {n} rows"
+            )));
+        }
         self.output = output;
-        self.rows = (0..m as u32).collect();
-        self.segments = vec![(0, m)];
+        self.segments = vec![(0, rows.len())];
+        self.rows = rows;
         let (grad, hess) = (self.grad.row(output), self.hess.row(output));
         let (grad, hess) = (grad.to_slice().unwrap(), hess.to_slice().unwrap());
         self.constant_hess = hess

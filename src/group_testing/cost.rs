@@ -33,8 +33,68 @@
 //! exhaustive feature of about 190 per node.
 use super::plan;
 use super::prefix_cache::CHECKPOINT;
-use crate::binning::{BinnedData, Column};
+use crate::binning::{BinMapper, BinnedData, Column, SPARSE_RATIO};
 use crate::params::BoosterParams;
+
+/// What the estimate reads of the data: rows, and per feature whether it
+/// can split, its bins and the share of rows its histograms read (1 for a
+/// dense-stored column, its stored rows / n for a sparse-stored one). A
+/// distributed fit's client makes it from pooled bin counts, so that it
+/// chooses as the single machine would.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataShape {
+    pub n_rows: usize,
+    pub splittable: Vec<bool>,
+    pub n_bins: Vec<usize>,
+    pub density: Vec<f64>,
+}
+
+impl DataShape {
+    /// The shape of binned data.
+    pub fn of(data: &BinnedData) -> Self {
+        let n = data.n_rows as f64;
+        DataShape {
+            n_rows: data.n_rows,
+            splittable: data.splittable.clone(),
+            n_bins: data.mappers.iter().map(BinMapper::n_bins).collect(),
+            density: (0..data.n_features)
+                .map(|f| match data.column(f) {
+                    Column::Sparse(column) => column.rows.len() as f64 / n.max(1.0),
+                    Column::Dense(_) => 1.0,
+                })
+                .collect(),
+        }
+    }
+
+    /// The shape of `n_rows` rows binned by `mappers`, from each feature's
+    /// bin counts over all rows: a feature is stored sparse, reading the
+    /// rows outside its most frequent bin, as binning would store it
+    /// ([`SPARSE_RATIO`]).
+    pub fn of_counts(
+        n_rows: usize,
+        mappers: &[BinMapper],
+        splittable: &[bool],
+        counts: &[Vec<u64>],
+    ) -> Self {
+        let density = counts
+            .iter()
+            .map(|c| {
+                let outside = n_rows - c.iter().copied().max().unwrap_or(0) as usize;
+                if n_rows > 0 && outside * SPARSE_RATIO <= n_rows {
+                    outside as f64 / n_rows as f64
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        DataShape {
+            n_rows,
+            splittable: splittable.to_vec(),
+            n_bins: mappers.iter().map(BinMapper::n_bins).collect(),
+            density,
+        }
+    }
+}
 
 /// Reads per row of one halving relative to a histogram's: a column of
 /// sums (u16/u32, not u8), the subtraction giving the other half, and two
@@ -65,16 +125,16 @@ pub struct SearchCost {
 }
 
 impl SearchCost {
-    /// The estimates for `params` on `data`.
-    pub fn estimate(data: &BinnedData, params: &BoosterParams) -> Self {
+    /// The estimates for `params` on data of this shape.
+    pub fn estimate(data: &DataShape, params: &BoosterParams) -> Self {
         let n = data.n_rows as f64;
-        let splittable: Vec<usize> = (0..data.n_features)
+        let splittable: Vec<usize> = (0..data.splittable.len())
             .filter(|&f| data.splittable[f])
             .collect();
         let d = splittable.len().max(1);
         let mean_bins = splittable
             .iter()
-            .map(|&f| data.mappers[f].n_bins() as f64)
+            .map(|&f| data.n_bins[f] as f64)
             .sum::<f64>()
             / d as f64;
         let leaves = params.max_leaves.max(2) as f64;
@@ -82,13 +142,7 @@ impl SearchCost {
         let rows = n * (1.0 + leaves.log2() / 2.0);
         let per_feature = rows + leaves * (mean_bins + FEATURE_OVERHEAD);
         // A sparse column's histograms read its stored rows, not all rows.
-        let density: f64 = splittable
-            .iter()
-            .map(|&f| match data.column(f) {
-                Column::Sparse(column) => column.rows.len() as f64 / n.max(1.0),
-                Column::Dense(_) => 1.0,
-            })
-            .sum();
+        let density: f64 = splittable.iter().map(|&f| data.density[f]).sum();
         let exhaustive =
             trees * (density * rows + d as f64 * leaves * (mean_bins + FEATURE_OVERHEAD));
 
@@ -146,16 +200,26 @@ mod tests {
 
     #[test]
     fn wide_data_with_a_budget_prefers_group_testing_narrow_data_does_not() {
-        let wide = SearchCost::estimate(&binary(300, 3000, 0.05), &budget(10));
+        let wide = SearchCost::estimate(&DataShape::of(&binary(300, 3000, 0.05)), &budget(10));
         assert!(wide.prefers_group_testing(), "{wide:?}");
-        let narrow = SearchCost::estimate(&binary(2000, 40, 0.3), &budget(10));
+        let narrow = SearchCost::estimate(&DataShape::of(&binary(2000, 40, 0.3)), &budget(10));
         assert!(!narrow.prefers_group_testing(), "{narrow:?}");
         // Without a budget the tests run in every tree: exhaustive.
         let unbudgeted = BoosterParams {
             max_features: None,
             ..budget(10)
         };
-        let wide = SearchCost::estimate(&binary(300, 3000, 0.05), &unbudgeted);
+        let wide = SearchCost::estimate(&DataShape::of(&binary(300, 3000, 0.05)), &unbudgeted);
         assert!(!wide.prefers_group_testing(), "{wide:?}");
+    }
+
+    #[test]
+    fn the_shape_from_pooled_bin_counts_is_the_binned_datas() {
+        for (n, d, density) in [(300, 50, 0.05), (2000, 40, 0.3), (1000, 20, 0.01)] {
+            let data = binary(n, d, density);
+            let counts: Vec<Vec<u64>> = (0..d).map(|f| data.bin_counts(f)).collect();
+            let pooled = DataShape::of_counts(n, &data.mappers, &data.splittable, &counts);
+            assert_eq!(pooled, DataShape::of(&data));
+        }
     }
 }

@@ -20,6 +20,7 @@ pub mod prefix_cache;
 pub mod search;
 pub mod subsets;
 
+pub use cost::DataShape;
 pub use excluded::Excluded;
 pub use prefix_cache::PrefixCache;
 pub use search::{candidate_features, squared_error_root_candidates, GroupTestNode};

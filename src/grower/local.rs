@@ -8,6 +8,7 @@ use super::source::{NodeSource, RootHistogram, SiblingBins, Siblings};
 use super::{Grown, LeafSegment, TreeGrower};
 use crate::binning::{BinnedData, Column};
 use crate::error::Result;
+use crate::group_testing::DataShape;
 use crate::histogram::{
     build_feature, finish_sparse, HistBin, HistLayout, Histogram, NodeGradients, NodeRows, RowSlots,
 };
@@ -62,7 +63,7 @@ impl<'a> LocalGrower<'a> {
         params: &'a BoosterParams,
         should_stop: &'a ShouldStop<'a>,
     ) -> Result<Self> {
-        let search = params.split_search.resolve(data, params);
+        let search = params.split_search.resolve(&DataShape::of(data), params);
         let tests = match search {
             SplitSearch::GroupTesting => Some(LocalTests::new(data, params, should_stop)?),
             SplitSearch::Exhaustive | SplitSearch::Auto => None,
