@@ -195,6 +195,7 @@ mod tests {
         Tree {
             output: 0,
             round: None,
+            root_scale: None,
             nodes: vec![root, Node::leaf(1.0, 5), Node::leaf(-1.0, 5)],
         }
     }

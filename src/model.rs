@@ -9,9 +9,11 @@
 //! - `n_outputs`: K, the raw scores per row (the classes of
 //!   `multi_logloss`, else 1);
 //! - `n_features`: d; `base_score`: the K starting raw scores;
-//! - `trees`: a list of `{"output": k, "round": r, "nodes": [...]}`: the
-//!   tree adds to raw score k and was grown in boosting round r (a
-//!   forest's member r; from 0); node 0 is the root; each node has
+//! - `trees`: a list of `{"output": k, "round": r, "root_scale": s,
+//!   "nodes": [...]}`: the tree adds to raw score k and was grown in
+//!   boosting round r (a forest's member r; from 0) on rows whose
+//!   `Σ g²/h − G²/H` is s (in the units of the gains); node 0 is the root;
+//!   each node has
 //!   `is_leaf`, `feature`, `threshold` (`x <= threshold` goes left),
 //!   `threshold_bin`, `default_left` (where NaN goes), `left`, `right` (node
 //!   indices, always greater than the node's own), `value` (leaf output,
@@ -36,7 +38,8 @@
 //! probabilities.
 //!
 //! Version 1 files (one output: `base_score` a number, no `n_outputs`, no
-//! tree `output`) and version 2 files (no tree `round`) still load.
+//! tree `output`) and version 2 files (no tree `round` nor `root_scale`)
+//! still load.
 //!
 //! A model file is untrusted input: [`Model::from_json`] checks every size
 //! and index against the trees and against [`MAX_FEATURES`], every number
@@ -303,6 +306,15 @@ impl Model {
                 .map_err(|m| SbError::InvalidModel(format!("trees[{t}]: {m}")))?;
         }
         check_rounds(&self.trees).map_err(SbError::InvalidModel)?;
+        if let Some((t, s)) = self.trees.iter().enumerate().find_map(|(t, tree)| {
+            tree.root_scale
+                .filter(|s| !(s.is_finite() && *s >= 0.0))
+                .map(|s| (t, s))
+        }) {
+            return bad(format!(
+                "trees[{t}].root_scale must be a finite number >= 0, got {s}"
+            ));
+        }
         if self.train_loss.len() != self.trees.len() {
             return bad(format!(
                 "train_loss has {} entries for {} trees",

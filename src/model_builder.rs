@@ -44,6 +44,7 @@ impl<'a> ModelBuilder<'a> {
         }
         let mut tree = grown.tree;
         tree.round = Some(round as u32);
+        tree.root_scale = Some(grown.root_scale);
         self.model.trees.push(tree);
         Ok(())
     }

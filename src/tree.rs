@@ -72,6 +72,12 @@ pub struct Tree {
     // bincode cannot skip a field.)
     #[serde(default)]
     pub round: Option<u32>,
+    /// `Σ g²/h − G²/H` over the rows it was grown on (A-GBM's scale; in
+    /// the units of the node gains, see [`crate::units`]); `None` in files
+    /// written before it was recorded. Dynamic feature sampling's weights
+    /// start from the first round's, so a resumed fit needs it.
+    #[serde(default)]
+    pub root_scale: Option<f64>,
     /// The nodes, root first.
     pub nodes: Vec<Node>,
 }

@@ -384,24 +384,39 @@ impl Transport for Failing<'_> {
 
 #[test]
 fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
+    // (objective, search, penalty, row subsample, dynamic feature sampling)
     let cases = [
         (
             ObjectiveKind::SquaredError,
             SplitSearch::Exhaustive,
             PenaltyKind::Gbfs,
+            1.0,
+            false,
         ),
         (
             ObjectiveKind::MultiLogloss,
             SplitSearch::GroupTesting,
             PenaltyKind::Agbm,
+            1.0,
+            false,
         ),
         (
             ObjectiveKind::LambdaRank,
             SplitSearch::Exhaustive,
             PenaltyKind::None,
+            1.0,
+            false,
+        ),
+        // Dynamic weights replayed from the trees' gains and root scales.
+        (
+            ObjectiveKind::BinaryLogloss,
+            SplitSearch::Exhaustive,
+            PenaltyKind::Agbm,
+            0.8,
+            true,
         ),
     ];
-    for (objective, search, penalty) in cases {
+    for (objective, search, penalty, subsample, dynamic) in cases {
         let p = problem(500, 20, objective, 11);
         let v = problem(200, 20, objective, 12);
         let params = BoosterParams {
@@ -410,6 +425,13 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
             penalty,
             mu: 0.05,
             mu_relative: penalty != PenaltyKind::None,
+            subsample,
+            feature_sampling: if dynamic {
+                FeatureSampling::Dynamic
+            } else {
+                FeatureSampling::Uniform
+            },
+            colsample_bytree: FeatureCount::Fraction(if dynamic { 0.3 } else { 1.0 }),
             ..params(objective)
         };
         let bounds = [p.groups.as_ref().map_or(240, |g| g[..30].iter().sum()), p.n];
@@ -427,7 +449,7 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
             })
             .unwrap()
         };
-        let what = format!("{objective:?} {search:?} {penalty:?}");
+        let what = format!("{objective:?} {search:?} {penalty:?} {subsample} {dynamic}");
         assert!(
             whole.0.trees.len() >= 4,
             "{what}: {} trees",

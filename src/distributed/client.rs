@@ -15,7 +15,6 @@ use crate::booster::check_eval_set;
 use crate::data::{query_ranges, validate_targets, TrainingData, MAX_FEATURES, MAX_ROWS};
 use crate::error::{Result, SbError};
 use crate::evaluation::EvalSet;
-use crate::feature_sampling::FeatureSampling;
 use crate::group_testing::DataShape;
 use crate::grower::TreeGrower;
 use crate::interrupt::{self, ShouldStop};
@@ -362,13 +361,6 @@ fn run(
             _ => None,
         })?;
         tests = Some((t, bytes.iter().sum()));
-    }
-    if init.is_some() && params.feature_sampling == FeatureSampling::Dynamic {
-        return Err(SbError::InvalidParameter(
-            "a fit with feature_sampling='dynamic' cannot be resumed (its weights come from \
-             root scales a model does not keep)"
-                .into(),
-        ));
     }
     let grower = TreeGrower::new(
         &mappers,

@@ -195,6 +195,7 @@ mod tests {
                     .map(|round| crate::tree::Tree {
                         output: 1,
                         round,
+                        root_scale: round.map(f64::from),
                         nodes: vec![crate::tree::Node::leaf(0.5, 3)],
                     })
                     .to_vec(),

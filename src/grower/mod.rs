@@ -360,6 +360,7 @@ impl<'a> TreeGrower<'a> {
             tree: Tree {
                 output: 0,
                 round: None,
+                root_scale: None,
                 nodes,
             },
             leaves: leaves.iter().map(|l| l.segment).collect(),

@@ -348,6 +348,7 @@ pub(crate) fn train(
             backend,
             (&mut models[0], &mut selection),
             (&mut evals, &mut history, &mut since_best),
+            dynamic.as_mut(),
         )?;
         start = trees_after[0].len();
         first = 0;

@@ -5,8 +5,9 @@
 
 use super::backend::ScoresBackend;
 use super::{History, Job};
-use crate::error::Result;
+use crate::error::{Result, SbError};
 use crate::evaluation::{EvalState, RoundEnd};
+use crate::feature_sampling::DynamicWeights;
 use crate::grower::GrownTree;
 use crate::metrics::Metric;
 use crate::model::Model;
@@ -17,16 +18,25 @@ use crate::tree::{Node, Tree};
 use crate::units::Units;
 
 /// Replay `init`'s rounds (a single-model fit's; `jobs[k]` grows output k)
-/// into `model`, `selection`, the evaluation sets and `history`, and add
-/// its trees to `backend`'s scores. Returns the model's trees after each
-/// replayed round.
+/// into `model`, `selection`, the evaluation sets, `history` and the
+/// dynamic sampling weights (from the trees' gains and root scales), and
+/// add its trees to `backend`'s scores. Returns the model's trees after
+/// each replayed round.
 pub(super) fn replay(
     init: &Model,
     (jobs, units, metrics, params): (&[Job], &Units, &[Metric], &BoosterParams),
     backend: &mut dyn ScoresBackend,
     (model, selection): (&mut ModelBuilder, &mut Selection),
     (evals, history, since_best): (&mut [EvalState], &mut History, &mut usize),
+    mut dynamic: Option<&mut DynamicWeights>,
 ) -> Result<Vec<usize>> {
+    if dynamic.is_some() && init.trees.iter().any(|t| t.root_scale.is_none()) {
+        return Err(SbError::InvalidParameter(
+            "init_model has trees without root_scale (a file written before it was recorded): \
+             a fit with feature_sampling='dynamic' cannot resume from it"
+                .into(),
+        ));
+    }
     let rounds = resumed_rounds(init, units);
     let trees: Vec<Tree> = rounds.iter().flatten().map(|(t, _)| t.clone()).collect();
     backend.replay(&trees)?;
@@ -39,12 +49,13 @@ pub(super) fn replay(
             for node in split_order(&tree) {
                 view.commit(node.feature as usize);
             }
-            round_trees.push((jobs[tree.output as usize], tree.clone(), 0.0));
+            let root_scale = tree.root_scale.unwrap_or(0.0);
+            round_trees.push((jobs[tree.output as usize], tree.clone(), root_scale));
             let grown = GrownTree {
                 tree,
                 rows: Vec::new(),
                 leaves: Vec::new(),
-                root_scale: 0.0,
+                root_scale,
             };
             model.push(grown, round)?;
         }
@@ -57,7 +68,7 @@ pub(super) fn replay(
             metrics,
             params,
         };
-        ended.record(evals, None, history, since_best);
+        ended.record(evals, dynamic.as_deref_mut(), history, since_best);
     }
     Ok(trees_after)
 }
@@ -111,6 +122,7 @@ mod tests {
             model.trees.push(Tree {
                 output,
                 round,
+                root_scale: None,
                 nodes: vec![Node::leaf(0.5, 10)],
             });
             model.train_loss.push(1.0);
