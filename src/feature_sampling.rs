@@ -64,6 +64,14 @@ pub enum FeatureSampling {
 }
 
 impl FeatureSampling {
+    /// The Python layer's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FeatureSampling::Uniform => "uniform",
+            FeatureSampling::Dynamic => "dynamic",
+        }
+    }
+
     /// Parse the Python layer's name.
     pub fn parse(name: &str) -> Result<Self> {
         match name {

@@ -67,6 +67,26 @@ pub struct ForestParams {
     pub n_threads: usize,
 }
 
+impl Default for ForestParams {
+    /// scikit-learn's forest defaults where they exist (100 trees, all
+    /// features at each node, bootstrap, unlimited trees, one row per leaf).
+    fn default() -> Self {
+        ForestParams {
+            n_estimators: 100,
+            max_features: FeatureCount::Fraction(1.0),
+            bootstrap: true,
+            max_depth: None,
+            min_samples_leaf: 1,
+            max_leaves: None,
+            max_bins: 255,
+            feature_sampling: FeatureSampling::Uniform,
+            reweight_rate: 5.0,
+            seed: 0,
+            n_threads: 0,
+        }
+    }
+}
+
 /// A fitted forest.
 #[derive(Debug, Clone)]
 pub struct Forest {

@@ -63,6 +63,15 @@ pub enum PenaltyKind {
 }
 
 impl PenaltyKind {
+    /// The name used by the Python layer.
+    pub fn name(self) -> &'static str {
+        match self {
+            PenaltyKind::None => "none",
+            PenaltyKind::Gbfs => "gbfs",
+            PenaltyKind::Agbm => "agbm",
+        }
+    }
+
     /// Parse "none", "gbfs" or "agbm".
     pub fn parse(name: &str) -> Result<Self> {
         match name {
@@ -91,6 +100,15 @@ pub enum SplitSearch {
 }
 
 impl SplitSearch {
+    /// The name used by the Python layer.
+    pub fn name(self) -> &'static str {
+        match self {
+            SplitSearch::Exhaustive => "exhaustive",
+            SplitSearch::GroupTesting => "group_testing",
+            SplitSearch::Auto => "auto",
+        }
+    }
+
     /// Parse "exhaustive", "group_testing" or "auto".
     pub fn parse(name: &str) -> Result<Self> {
         match name {

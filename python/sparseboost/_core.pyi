@@ -1,11 +1,71 @@
 """Type stubs of the native module (built from src/python/ by maturin)."""
 
-from typing import Any, Callable
+from typing import Any, Callable, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 
 __version__: str
+
+class BoosterParams(TypedDict, total=False):
+    """The engine parameters of `fit`, `fit_multitask`, `Shard`,
+    `fit_sharded` and `check_params` (each key optional; its default is
+    `engine_defaults("booster")`'s). The estimators' parameters
+    (`sparseboost._params`) give most keys; tests/test_parameters_declared.py
+    checks that these keys are the engine's."""
+
+    objective: str
+    n_classes: int
+    lambdarank_truncation_level: int
+    n_estimators: int
+    learning_rate: float
+    max_leaves: int
+    max_depth: int | None
+    min_samples_leaf: int
+    min_split_fraction: float
+    min_child_weight: float
+    l2_regularization: float
+    min_gain: float
+    max_bins: int
+    subsample: float
+    colsample_bytree: float | int
+    feature_sampling: str
+    reweight_rate: float
+    n_threads: int
+    seed: int
+    bin_sample_rows: int
+    penalty: str
+    mu: float
+    mu_relative: bool
+    feature_costs: list[float] | None
+    feature_bags: list[int] | None
+    max_features: int | None
+    split_search: str
+    gt_n_features: int
+    gt_delta: float
+    gt_max_rows: int | None
+    early_stopping_rounds: int | None
+    eval_metric: str | list[str] | None
+
+class ForestParams(TypedDict, total=False):
+    """The engine parameters of `fit_forest` (each key optional; its
+    default is `engine_defaults("forest")`'s)."""
+
+    n_estimators: int
+    max_features: float | int
+    bootstrap: bool
+    max_depth: int | None
+    min_samples_leaf: int
+    max_leaf_nodes: int | None
+    max_bins: int
+    feature_sampling: str
+    reweight_rate: float
+    seed: int
+    n_threads: int
+
+def engine_defaults(kind: str) -> dict[str, Any]:
+    """Every key of the engine's parameter dict `kind` ("booster" or
+    "forest") with its default value, as the estimators would pass it."""
 
 class Model:
     """A fitted ensemble. Picklable."""
@@ -56,7 +116,7 @@ def fit(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
     sample_weight: npt.NDArray[np.float64] | None,
-    params: dict[str, Any],
+    params: BoosterParams,
     group: npt.NDArray[np.uintp] | None = None,
     eval_sets: list[EvalSet] = ...,
     callback: Callable[[int, float, list[list[float]], int, float], bool] | None = None,
@@ -65,7 +125,7 @@ def fit(
     Releases the GIL; `callback` runs on the calling thread after each round
     (truthy: stop); Ctrl-C raises KeyboardInterrupt."""
 
-def eval_metric_names(params: dict[str, Any]) -> list[str]:
+def eval_metric_names(params: BoosterParams) -> list[str]:
     """The metrics a fit with these parameters evaluates."""
 
 class MultiTaskModel:
@@ -92,7 +152,7 @@ def fit_forest(
     x: npt.NDArray[np.float64],
     targets: npt.NDArray[np.float64],
     sample_weight: npt.NDArray[np.float64] | None,
-    params: dict[str, Any],
+    params: ForestParams,
 ) -> tuple[Model, npt.NDArray[np.float64]]:
     """Fit a random forest on (K, n) targets; returns (model, (n, K)
     out-of-bag means, NaN where no tree left a row out). Releases the GIL;
@@ -104,10 +164,11 @@ def fit_multitask(
     task: npt.NDArray[np.int64],
     n_tasks: int,
     sample_weight: npt.NDArray[np.float64] | None,
-    params: dict[str, Any],
+    params: BoosterParams,
     mu_group: float,
-    mu_task: float,
+    mu_task: list[float],
     task_feature_mask: npt.NDArray[np.bool_] | None,
+    shared_rounds: int = 0,
     eval_sets: list[EvalSet] = ...,
     callback: Callable[[int, float, list[list[float]], int, float], bool] | None = None,
 ) -> tuple[MultiTaskModel, dict[str, Any]]:
@@ -166,17 +227,16 @@ def logistic_fit(
 def recall_at_precision(
     y: npt.NDArray[np.float64], scores: npt.NDArray[np.float64], precision: float
 ) -> float: ...
-
 def available_cores() -> int:
     """The cores this process may use (CPU affinity and cgroup quotas
     included): the default and the cap of `n_jobs`."""
 
-def check_params(params: dict[str, Any], n_features: int) -> None:
+def check_params(params: BoosterParams, n_features: int) -> None:
     """Check engine parameters (a dict as for `fit`) for a model of
     `n_features` features without fitting: raises as `fit` would."""
 
 def check_multitask_params(
-    params: dict[str, Any],
+    params: BoosterParams,
     mu_group: float,
     mu_task: list[float],
     n_tasks: int,
@@ -197,13 +257,13 @@ class Shard:
         y: npt.NDArray[np.float64],
         sample_weight: npt.NDArray[np.float64] | None,
         group: npt.NDArray[np.uintp] | None,
-        params: dict[str, Any],
+        params: BoosterParams,
     ) -> None: ...
     def handle(self, request: bytes) -> bytes:
         """Run one encoded request; the encoded reply. Releases the GIL."""
 
 def fit_sharded(
-    params: dict[str, Any],
+    params: BoosterParams,
     exchange: Callable[[list[bytes]], list[bytes]],
     n_shards: int,
     n_features: int,

@@ -1,9 +1,12 @@
 //! Binding of random forests: `fit_forest`, whose model is an ordinary
 //! `Model` (raw output k: the average of the trees of output k).
 
-use super::params::{boolean, count, feature_count, name, optional_count, parsed, real, seed};
+use super::params::{
+    boolean, count, feature_count, name, optional_count, parsed, read, real, seed, set, shown,
+    shown_all, shown_count, Key,
+};
 use super::{contiguous, run_interruptible, PyModel};
-use crate::feature_sampling::{FeatureCount, FeatureSampling};
+use crate::feature_sampling::FeatureSampling;
 use crate::forest::{fit_forest as fit_engine, ForestParams};
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -11,45 +14,75 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::atomic::Ordering;
 
+type F = ForestParams;
+
+/// The keys of a forest's dict.
+static FOREST_KEYS: &[Key<F>] = &[
+    Key::new(
+        "n_estimators",
+        |p, k, v| set(&mut p.n_estimators, count(k, v)),
+        |p, py| shown(py, p.n_estimators),
+    ),
+    Key::new(
+        "max_features",
+        |p, k, v| set(&mut p.max_features, feature_count(k, v)),
+        |p, py| shown_count(py, p.max_features),
+    ),
+    Key::new(
+        "bootstrap",
+        |p, k, v| set(&mut p.bootstrap, boolean(k, v)),
+        |p, py| shown(py, p.bootstrap),
+    ),
+    Key::new(
+        "max_depth",
+        |p, k, v| set(&mut p.max_depth, optional_count(k, v)),
+        |p, py| shown(py, p.max_depth),
+    ),
+    Key::new(
+        "min_samples_leaf",
+        |p, k, v| set(&mut p.min_samples_leaf, count(k, v)),
+        |p, py| shown(py, p.min_samples_leaf),
+    ),
+    Key::new(
+        "max_leaf_nodes",
+        |p, k, v| set(&mut p.max_leaves, optional_count(k, v)),
+        |p, py| shown(py, p.max_leaves),
+    ),
+    Key::new(
+        "max_bins",
+        |p, k, v| set(&mut p.max_bins, count(k, v)),
+        |p, py| shown(py, p.max_bins),
+    ),
+    Key::new(
+        "feature_sampling",
+        |p, k, v| {
+            set(
+                &mut p.feature_sampling,
+                parsed(FeatureSampling::parse(&name(k, v)?)),
+            )
+        },
+        |p, py| shown(py, p.feature_sampling.name()),
+    ),
+    Key::new(
+        "reweight_rate",
+        |p, k, v| set(&mut p.reweight_rate, real(k, v)),
+        |p, py| shown(py, p.reweight_rate),
+    ),
+    Key::new(
+        "seed",
+        |p, k, v| set(&mut p.seed, seed(k, v)),
+        |p, py| shown(py, p.seed),
+    ),
+    Key::new(
+        "n_threads",
+        |p, k, v| set(&mut p.n_threads, count(k, v)),
+        |p, py| shown(py, p.n_threads),
+    ),
+];
+
 /// Read a forest's parameters from a dict (every key must be known).
 fn forest_params(dict: &Bound<'_, PyDict>) -> PyResult<ForestParams> {
-    let mut p = ForestParams {
-        n_estimators: 100,
-        max_features: FeatureCount::Fraction(1.0),
-        bootstrap: true,
-        max_depth: None,
-        min_samples_leaf: 1,
-        max_leaves: None,
-        max_bins: 255,
-        feature_sampling: FeatureSampling::Uniform,
-        reweight_rate: 5.0,
-        seed: 0,
-        n_threads: 0,
-    };
-    for (key, value) in dict.iter() {
-        let key: String = key.extract()?;
-        let (k, value) = (key.as_str(), &value);
-        match k {
-            "n_estimators" => p.n_estimators = count(k, value)?,
-            "max_features" => p.max_features = feature_count(k, value)?,
-            "bootstrap" => p.bootstrap = boolean(k, value)?,
-            "max_depth" => p.max_depth = optional_count(k, value)?,
-            "min_samples_leaf" => p.min_samples_leaf = count(k, value)?,
-            "max_leaf_nodes" => p.max_leaves = optional_count(k, value)?,
-            "max_bins" => p.max_bins = count(k, value)?,
-            "feature_sampling" => {
-                p.feature_sampling = parsed(FeatureSampling::parse(&name(k, value)?))?
-            }
-            "reweight_rate" => p.reweight_rate = real(k, value)?,
-            "seed" => p.seed = seed(k, value)?,
-            "n_threads" => p.n_threads = count(k, value)?,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "unknown parameter '{other}'"
-                )))
-            }
-        }
-    }
+    let p = read(FOREST_KEYS, ForestParams::default(), dict)?;
     if !(2..=255).contains(&p.max_bins) {
         return Err(PyValueError::new_err(format!(
             "max_bins must be in [2, 255], got {}",
@@ -57,6 +90,11 @@ fn forest_params(dict: &Bound<'_, PyDict>) -> PyResult<ForestParams> {
         )));
     }
     Ok(p)
+}
+
+/// Every key a forest's dict takes, with its default value.
+pub(super) fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    shown_all(py, FOREST_KEYS, &ForestParams::default())
 }
 
 /// Fit a forest. `x`: a matrix (n, d) (see `PyMatrix`); `targets`: C-contiguous

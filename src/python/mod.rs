@@ -472,6 +472,20 @@ fn check_params(params: &Bound<'_, PyDict>, n_features: usize) -> PyResult<()> {
         .map_err(to_pyerr)
 }
 
+/// Every key of the engine's parameter dict `kind` ("booster": `fit`,
+/// `fit_multitask`, `Shard`, `fit_sharded`; "forest": `fit_forest`) with
+/// its default value, as the estimators would pass it.
+#[pyfunction]
+fn engine_defaults<'py>(py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyDict>> {
+    match kind {
+        "booster" => params::defaults(py),
+        "forest" => forest::defaults(py),
+        other => Err(PyValueError::new_err(format!(
+            "kind must be 'booster' or 'forest', got '{other}'"
+        ))),
+    }
+}
+
 /// The names of the metrics a fit with these engine parameters evaluates
 /// (those of `eval_metric`, else the objective's own).
 #[pyfunction]
@@ -510,6 +524,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(group_testing_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(available_cores, m)?)?;
     m.add_function(wrap_pyfunction!(check_params, m)?)?;
+    m.add_function(wrap_pyfunction!(engine_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(eval_metric_names, m)?)?;
     multitask::register(m)?;
     forest::register(m)?;

@@ -2,13 +2,20 @@
 //! known; ranges are checked by [`BoosterParams::validate`]. Errors name the
 //! parameter as the estimators spell it: a value of the wrong type is a
 //! `TypeError`, one out of range a `ValueError`.
+//!
+//! The keys are one table ([`BOOSTER_KEYS`]): how each is read, and how its
+//! value is shown back to Python. `engine_defaults` shows the defaults, so
+//! that the Python tests can compare the keys and defaults with the
+//! estimators' table of parameters (`sparseboost._params`).
 
 use crate::feature_sampling::{FeatureCount, FeatureSampling};
 use crate::metrics::Metric;
 use crate::params::{BoosterParams, ObjectiveKind, PenaltyKind, SplitSearch};
+use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyString};
+use pyo3::IntoPyObjectExt;
 
 /// `{key} must be {expected}, got {value!r} ({type})`.
 fn wrong_type(key: &str, expected: &str, value: &Bound<'_, PyAny>) -> PyErr {
@@ -138,78 +145,295 @@ fn metrics(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<Metric>> {
     names.iter().map(|n| parsed(Metric::parse(n))).collect()
 }
 
+/// `None` or a list (of costs, of bag labels).
+fn optional_list<'py, T: FromPyObjectOwned<'py>>(
+    key: &str,
+    expected: &str,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Option<T>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    value
+        .extract()
+        .map(Some)
+        .map_err(|_| wrong_type(key, expected, value))
+}
+
 pub(super) fn parsed<T>(result: crate::Result<T>) -> PyResult<T> {
     result.map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// Build and validate parameters from a dict of `name -> value`.
-pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
-    let mut p = BoosterParams::default();
+/// One key of a parameter dict: how its value is read into the parameters
+/// `P`, and how the parameters' value is shown to Python (as the
+/// estimators would pass it).
+pub(super) struct Key<P> {
+    pub(super) name: &'static str,
+    read: fn(&mut P, &str, &Bound<'_, PyAny>) -> PyResult<()>,
+    show: for<'py> fn(&P, Python<'py>) -> PyResult<Bound<'py, PyAny>>,
+}
+
+impl<P> Key<P> {
+    pub(super) const fn new(
+        name: &'static str,
+        read: fn(&mut P, &str, &Bound<'_, PyAny>) -> PyResult<()>,
+        show: for<'py> fn(&P, Python<'py>) -> PyResult<Bound<'py, PyAny>>,
+    ) -> Self {
+        Key { name, read, show }
+    }
+}
+
+/// `*field = value?` as a reader's result.
+pub(super) fn set<T>(field: &mut T, value: PyResult<T>) -> PyResult<()> {
+    *field = value?;
+    Ok(())
+}
+
+/// A value as a Python object.
+pub(super) fn shown<'py, T: IntoPyObjectExt<'py>>(
+    py: Python<'py>,
+    value: T,
+) -> PyResult<Bound<'py, PyAny>> {
+    value.into_bound_py_any(py)
+}
+
+/// A number of features as the estimators pass it: a fraction as a float,
+/// a count as an int.
+pub(super) fn shown_count<'py>(
+    py: Python<'py>,
+    value: FeatureCount,
+) -> PyResult<Bound<'py, PyAny>> {
+    match value {
+        FeatureCount::Fraction(f) => shown(py, f),
+        FeatureCount::Count(k) => shown(py, k),
+    }
+}
+
+/// `start` with every key of `dict` read into it; an unknown key is an
+/// error that names it.
+pub(super) fn read<P>(keys: &[Key<P>], mut start: P, dict: &Bound<'_, PyDict>) -> PyResult<P> {
     for (key, value) in dict.iter() {
         let key: String = key.extract()?;
-        let k = key.as_str();
-        match k {
-            "objective" => p.objective = parsed(ObjectiveKind::parse(&name(k, &value)?))?,
-            "n_estimators" => p.n_estimators = count(k, &value)?,
-            "learning_rate" => p.learning_rate = real(k, &value)?,
-            "max_leaves" => p.max_leaves = count(k, &value)?,
-            "max_depth" => p.max_depth = optional_count(k, &value)?,
-            "min_samples_leaf" => p.min_samples_leaf = count(k, &value)?,
-            "min_split_fraction" => p.min_split_fraction = real(k, &value)?,
-            "min_child_weight" => p.min_child_weight = real(k, &value)?,
-            "l2_regularization" => p.l2_regularization = real(k, &value)?,
-            "min_gain" => p.min_gain = real(k, &value)?,
-            "max_bins" => p.max_bins = count(k, &value)?,
-            "subsample" => p.subsample = real(k, &value)?,
-            "colsample_bytree" => p.colsample_bytree = feature_count(k, &value)?,
-            "feature_sampling" => {
-                p.feature_sampling = parsed(FeatureSampling::parse(&name(k, &value)?))?
-            }
-            "reweight_rate" => p.reweight_rate = real(k, &value)?,
-            "n_threads" => p.n_threads = count(k, &value)?,
-            "seed" => p.seed = seed(k, &value)?,
-            "bin_sample_rows" => p.bin_sample_rows = count(k, &value)?,
-            "penalty" => p.penalty = parsed(PenaltyKind::parse(&name(k, &value)?))?,
-            "mu" => p.mu = real(k, &value)?,
-            "mu_relative" => p.mu_relative = boolean(k, &value)?,
-            "feature_costs" => {
-                p.feature_costs = if value.is_none() {
-                    None
-                } else {
-                    Some(
-                        value
-                            .extract()
-                            .map_err(|_| wrong_type(k, "a list of numbers", &value))?,
-                    )
-                }
-            }
-            "feature_bags" => {
-                p.feature_bags = if value.is_none() {
-                    None
-                } else {
-                    Some(
-                        value
-                            .extract()
-                            .map_err(|_| wrong_type(k, "a list of bag indices", &value))?,
-                    )
-                }
-            }
-            "max_features" => p.max_features = optional_count(k, &value)?,
-            "split_search" => p.split_search = parsed(SplitSearch::parse(&name(k, &value)?))?,
-            "gt_n_features" => p.gt_n_features = count(k, &value)?,
-            "gt_delta" => p.gt_delta = real(k, &value)?,
-            "gt_max_rows" => p.gt_max_rows = optional_count(k, &value)?,
-            "n_classes" => p.n_classes = count(k, &value)?,
-            "lambdarank_truncation_level" => p.lambdarank_truncation_level = count(k, &value)?,
-            "early_stopping_rounds" => p.early_stopping_rounds = optional_count(k, &value)?,
-            "eval_metric" => p.eval_metrics = metrics(k, &value)?,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "unknown parameter '{other}'"
-                )))
-            }
-        }
+        let Some(entry) = keys.iter().find(|k| k.name == key) else {
+            return Err(PyValueError::new_err(format!("unknown parameter '{key}'")));
+        };
+        (entry.read)(&mut start, &key, &value)?;
     }
+    Ok(start)
+}
+
+/// Every key with its value in `params`.
+pub(super) fn shown_all<'py, P>(
+    py: Python<'py>,
+    keys: &[Key<P>],
+    params: &P,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for key in keys {
+        dict.set_item(key.name, (key.show)(params, py)?)?;
+    }
+    Ok(dict)
+}
+
+type B = BoosterParams;
+
+/// The keys of a fit's dict (`fit`, `fit_multitask`, `Shard`,
+/// `fit_sharded`, `check_params`).
+pub(super) static BOOSTER_KEYS: &[Key<B>] = &[
+    Key::new(
+        "objective",
+        |p, k, v| set(&mut p.objective, parsed(ObjectiveKind::parse(&name(k, v)?))),
+        |p, py| shown(py, p.objective.name()),
+    ),
+    Key::new(
+        "n_classes",
+        |p, k, v| set(&mut p.n_classes, count(k, v)),
+        |p, py| shown(py, p.n_classes),
+    ),
+    Key::new(
+        "lambdarank_truncation_level",
+        |p, k, v| set(&mut p.lambdarank_truncation_level, count(k, v)),
+        |p, py| shown(py, p.lambdarank_truncation_level),
+    ),
+    Key::new(
+        "n_estimators",
+        |p, k, v| set(&mut p.n_estimators, count(k, v)),
+        |p, py| shown(py, p.n_estimators),
+    ),
+    Key::new(
+        "learning_rate",
+        |p, k, v| set(&mut p.learning_rate, real(k, v)),
+        |p, py| shown(py, p.learning_rate),
+    ),
+    Key::new(
+        "max_leaves",
+        |p, k, v| set(&mut p.max_leaves, count(k, v)),
+        |p, py| shown(py, p.max_leaves),
+    ),
+    Key::new(
+        "max_depth",
+        |p, k, v| set(&mut p.max_depth, optional_count(k, v)),
+        |p, py| shown(py, p.max_depth),
+    ),
+    Key::new(
+        "min_samples_leaf",
+        |p, k, v| set(&mut p.min_samples_leaf, count(k, v)),
+        |p, py| shown(py, p.min_samples_leaf),
+    ),
+    Key::new(
+        "min_split_fraction",
+        |p, k, v| set(&mut p.min_split_fraction, real(k, v)),
+        |p, py| shown(py, p.min_split_fraction),
+    ),
+    Key::new(
+        "min_child_weight",
+        |p, k, v| set(&mut p.min_child_weight, real(k, v)),
+        |p, py| shown(py, p.min_child_weight),
+    ),
+    Key::new(
+        "l2_regularization",
+        |p, k, v| set(&mut p.l2_regularization, real(k, v)),
+        |p, py| shown(py, p.l2_regularization),
+    ),
+    Key::new(
+        "min_gain",
+        |p, k, v| set(&mut p.min_gain, real(k, v)),
+        |p, py| shown(py, p.min_gain),
+    ),
+    Key::new(
+        "max_bins",
+        |p, k, v| set(&mut p.max_bins, count(k, v)),
+        |p, py| shown(py, p.max_bins),
+    ),
+    Key::new(
+        "subsample",
+        |p, k, v| set(&mut p.subsample, real(k, v)),
+        |p, py| shown(py, p.subsample),
+    ),
+    Key::new(
+        "colsample_bytree",
+        |p, k, v| set(&mut p.colsample_bytree, feature_count(k, v)),
+        |p, py| shown_count(py, p.colsample_bytree),
+    ),
+    Key::new(
+        "feature_sampling",
+        |p, k, v| {
+            set(
+                &mut p.feature_sampling,
+                parsed(FeatureSampling::parse(&name(k, v)?)),
+            )
+        },
+        |p, py| shown(py, p.feature_sampling.name()),
+    ),
+    Key::new(
+        "reweight_rate",
+        |p, k, v| set(&mut p.reweight_rate, real(k, v)),
+        |p, py| shown(py, p.reweight_rate),
+    ),
+    Key::new(
+        "n_threads",
+        |p, k, v| set(&mut p.n_threads, count(k, v)),
+        |p, py| shown(py, p.n_threads),
+    ),
+    Key::new(
+        "seed",
+        |p, k, v| set(&mut p.seed, seed(k, v)),
+        |p, py| shown(py, p.seed),
+    ),
+    Key::new(
+        "bin_sample_rows",
+        |p, k, v| set(&mut p.bin_sample_rows, count(k, v)),
+        |p, py| shown(py, p.bin_sample_rows),
+    ),
+    Key::new(
+        "penalty",
+        |p, k, v| set(&mut p.penalty, parsed(PenaltyKind::parse(&name(k, v)?))),
+        |p, py| shown(py, p.penalty.name()),
+    ),
+    Key::new(
+        "mu",
+        |p, k, v| set(&mut p.mu, real(k, v)),
+        |p, py| shown(py, p.mu),
+    ),
+    Key::new(
+        "mu_relative",
+        |p, k, v| set(&mut p.mu_relative, boolean(k, v)),
+        |p, py| shown(py, p.mu_relative),
+    ),
+    Key::new(
+        "feature_costs",
+        |p, k, v| {
+            set(
+                &mut p.feature_costs,
+                optional_list(k, "a list of numbers", v),
+            )
+        },
+        |p, py| shown(py, p.feature_costs.clone()),
+    ),
+    Key::new(
+        "feature_bags",
+        |p, k, v| {
+            set(
+                &mut p.feature_bags,
+                optional_list(k, "a list of bag indices", v),
+            )
+        },
+        |p, py| shown(py, p.feature_bags.clone()),
+    ),
+    Key::new(
+        "max_features",
+        |p, k, v| set(&mut p.max_features, optional_count(k, v)),
+        |p, py| shown(py, p.max_features),
+    ),
+    Key::new(
+        "split_search",
+        |p, k, v| {
+            set(
+                &mut p.split_search,
+                parsed(SplitSearch::parse(&name(k, v)?)),
+            )
+        },
+        |p, py| shown(py, p.split_search.name()),
+    ),
+    Key::new(
+        "gt_n_features",
+        |p, k, v| set(&mut p.gt_n_features, count(k, v)),
+        |p, py| shown(py, p.gt_n_features),
+    ),
+    Key::new(
+        "gt_delta",
+        |p, k, v| set(&mut p.gt_delta, real(k, v)),
+        |p, py| shown(py, p.gt_delta),
+    ),
+    Key::new(
+        "gt_max_rows",
+        |p, k, v| set(&mut p.gt_max_rows, optional_count(k, v)),
+        |p, py| shown(py, p.gt_max_rows),
+    ),
+    Key::new(
+        "early_stopping_rounds",
+        |p, k, v| set(&mut p.early_stopping_rounds, optional_count(k, v)),
+        |p, py| shown(py, p.early_stopping_rounds),
+    ),
+    Key::new(
+        "eval_metric",
+        |p, k, v| set(&mut p.eval_metrics, metrics(k, v)),
+        // No metrics means the objective's own, which the estimators spell None.
+        |p, py| match p.eval_metrics.as_slice() {
+            [] => Ok(py.None().into_bound(py)),
+            metrics => shown(py, metrics.iter().map(|m| m.name()).collect::<Vec<_>>()),
+        },
+    ),
+];
+
+/// Build and validate parameters from a dict of `name -> value`.
+pub fn from_dict(dict: &Bound<'_, PyDict>) -> PyResult<BoosterParams> {
+    let p = read(BOOSTER_KEYS, BoosterParams::default(), dict)?;
     parsed(p.validate())?;
     Ok(p)
+}
+
+/// Every key a fit's dict takes, with its default value.
+pub(super) fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    shown_all(py, BOOSTER_KEYS, &BoosterParams::default())
 }
