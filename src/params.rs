@@ -196,7 +196,8 @@ pub struct BoosterParams {
     pub feature_costs: Option<Vec<f64>>,
     /// Bag label of each feature (length d), if any: a bag is paid for once.
     pub feature_bags: Option<Vec<usize>>,
-    /// Stop admitting new features once this many are used.
+    /// Stop admitting new features once this many are used (the
+    /// estimators' `max_selected_features`, their feature budget).
     pub max_features: Option<usize>,
     /// How nodes find their split.
     pub split_search: SplitSearch,
@@ -334,7 +335,7 @@ impl BoosterParams {
             })?;
         }
         check(self.max_features != Some(0), || {
-            "max_features must be >= 1 or None".to_string()
+            "max_selected_features must be >= 1 or None".to_string()
         })?;
         check(self.gt_n_features >= 1, || {
             format!("gt_n_features must be >= 1, got {}", self.gt_n_features)

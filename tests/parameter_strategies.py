@@ -88,7 +88,8 @@ VALID = {
     "reweight_rate": [0.0, 0.5, 1.0, 5.0, 1e6],
     "penalty": ["agbm", "gbfs", "none"],
     "mu": [0.0, 0.01, 0.5, 0.999, 30.0],
-    "max_features": [None, 1, 2, 10**6],
+    "max_selected_features": [None, 1, 2, 10**6],
+    "max_features": [None, 1, 2, 10**6],  # the deprecated spelling of max_selected_features
     "split_search": ["exhaustive", "group_testing", "auto"],
     "gt_n_features": [1, 2, 3, 10, 10**6],
     "gt_delta": [0.1, 0.5, 0.999, 1e-6, 1e-300],
@@ -258,5 +259,5 @@ def valid_params(draw, multitask=False):
         p["shared_rounds"] = draw(st.integers(0, p["n_estimators"]))
     else:
         p["mu"] = draw(st.sampled_from([0.0, 0.01, 0.2]))
-        p["max_features"] = draw(st.sampled_from([None, 1, 3]))
+        p["max_selected_features"] = draw(st.sampled_from([None, 1, 3]))
     return p

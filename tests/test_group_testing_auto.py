@@ -31,7 +31,7 @@ def selector(split_search, seed, **params):
         learning_rate=0.1,
         penalty="agbm",
         mu=0.01,
-        max_features=3,
+        max_selected_features=3,
         split_search=split_search,
         random_state=seed,
     )
@@ -64,7 +64,7 @@ def test_auto_picks_exhaustive_on_narrow_data_and_group_testing_on_wide_data():
     assert narrow.split_search_ == "exhaustive"
     assert narrow.gt_n_subsets_ is None
     # Without a budget the tests would run in every tree: exhaustive.
-    unbudgeted = selector("auto", 0, max_features=None).fit(X, y)
+    unbudgeted = selector("auto", 0, max_selected_features=None).fit(X, y)
     assert unbudgeted.split_search_ == "exhaustive"
 
 

@@ -182,7 +182,7 @@ def test_bad_fit_input_raises_clear_errors(tasks):
 def test_every_single_task_booster_parameter_is_a_multitask_parameter():
     single = set(inspect.signature(SparseBoostRegressor).parameters)
     multi = set(inspect.signature(MultiTaskSparseBoostRegressor).parameters)
-    only_single = {"mu", "feature_costs", "feature_bags", "max_features"}
+    only_single = {"mu", "feature_costs", "feature_bags", "max_selected_features", "max_features"}
     extra = {"mu_group", "mu_task", "task_feature_mask", "shared_rounds"}
     assert multi == (single - only_single) | extra
     model = MultiTaskSparseBoostRegressor(max_leaves=7, mu_task=0.2)

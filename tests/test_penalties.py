@@ -1,5 +1,5 @@
 """Feature selection while boosting: GBFS and A-GBM penalties, costs, bags,
-max_features, and the selection report."""
+max_selected_features, and the selection report."""
 
 import numpy as np
 import pytest
@@ -68,9 +68,10 @@ def test_bags_make_a_weak_feature_free_once_its_bag_is_paid():
     assert list(bagged.selected_features_) == [0, 1]
 
 
-def test_max_features_caps_the_selection(synthetic_regression):
+def test_max_selected_features_caps_the_selection(synthetic_regression):
     X, y, _, _ = synthetic_regression
-    model = SparseBoostRegressor(penalty="none", max_features=2, random_state=0).fit(X, y)
+    model = SparseBoostRegressor(penalty="none", max_selected_features=2, random_state=0)
+    model.fit(X, y)
     assert len(model.selected_features_) == 2
     assert model.transform(X).shape == (X.shape[0], 2)
     assert model.get_support().sum() == 2
@@ -95,7 +96,7 @@ def test_the_booster_is_a_selector(synthetic_classification):
         ({"feature_costs": [1.0, 2.0]}, "feature_costs"),
         ({"feature_costs": {"nope": 1.0}}, "unknown feature"),
         ({"feature_bags": [0, 1]}, "feature_bags"),
-        ({"max_features": 0}, "max_features"),
+        ({"max_selected_features": 0}, "max_selected_features"),
     ],
 )
 def test_bad_selection_parameters(params, match):

@@ -89,15 +89,15 @@ def test_any_parameter_value_is_accepted_or_named(data):
         check_fitted(est, X, y)
 
 
-MULTITASK_PARAMETERS = [p for p in SCALAR_PARAMETERS if p not in ("mu", "max_features")] + [
+SINGLE_TASK_ONLY = ("mu", "max_selected_features", "max_features")
+MULTITASK_PARAMETERS = [p for p in SCALAR_PARAMETERS if p not in SINGLE_TASK_ONLY] + [
     "mu_group",
     "mu_task",
     "shared_rounds",
     "task_feature_mask",
-    "mu",
     "feature_costs",
     "feature_bags",
-    "max_features",
+    *SINGLE_TASK_ONLY,
 ]
 
 

@@ -25,7 +25,7 @@ def _booster(**params):
 
 
 @parametrize_with_checks(
-    [SparseBoostSelectorCV(max_features=2, cv=2, random_state=0)],
+    [SparseBoostSelectorCV(max_selected_features=2, cv=2, random_state=0)],
     # Without an estimator the selector picks a classifier from y at fit, so
     # it gains predict_proba while its tags (fixed before fit) are not a
     # classifier's; the sparse checks then read classifier_tags, which is
@@ -41,7 +41,9 @@ def test_sklearn_compatible(estimator, check):
 
 def test_finds_the_planted_features_and_keeps_no_noise_under_one_se():
     X, y = _planted()
-    selector = SparseBoostSelectorCV(_booster(), max_features=8, rule="one_se", cv=4).fit(X, y)
+    selector = SparseBoostSelectorCV(_booster(), max_selected_features=8, rule="one_se", cv=4).fit(
+        X, y
+    )
     assert set(selector.selected_features_) == {3, 11, 20}
     assert selector.n_features_ == 3
     assert np.flatnonzero(selector.get_support()).tolist() == [3, 11, 20]
@@ -53,7 +55,11 @@ def test_finds_the_planted_features_and_keeps_no_noise_under_one_se():
 def test_cv_results_describe_the_choice():
     X, y = _planted(1)
     selector = SparseBoostSelectorCV(
-        _booster(), max_features=6, budgets=[1, 2, 4, 6], cv=3, order=["entry", "importance"]
+        _booster(),
+        max_selected_features=6,
+        budgets=[1, 2, 4, 6],
+        cv=3,
+        order=["entry", "importance"],
     ).fit(X, y)
     results = selector.cv_results_
     assert list(results["budget"]) == [1, 2, 4, 6] * 2
@@ -74,7 +80,7 @@ def test_cv_results_describe_the_choice():
 
 def test_one_se_keeps_fewer_features_within_one_standard_error():
     X, y = _planted(2)
-    params = dict(max_features=8, cv=4, order="entry")
+    params = dict(max_selected_features=8, cv=4, order="entry")
     best = SparseBoostSelectorCV(_booster(), **params).fit(X, y)
     one_se = SparseBoostSelectorCV(_booster(), rule="one_se", **params).fit(X, y)
     results = one_se.cv_results_
@@ -96,8 +102,10 @@ def test_each_fold_orders_features_on_its_training_rows_only():
     leak = np.random.default_rng(0).normal(size=len(y))
     leak[:200] = y[:200] * 10.0
     X = np.column_stack([X, leak])
-    booster = _booster(max_features=3)
-    selector = SparseBoostSelectorCV(booster, max_features=3, cv=folds, order="entry").fit(X, y)
+    booster = _booster(max_selected_features=3)
+    selector = SparseBoostSelectorCV(booster, max_selected_features=3, cv=folds, order="entry").fit(
+        X, y
+    )
     fold0 = selector.fold_rankings_[0]["entry"]
     np.testing.assert_array_equal(fold0, clone(booster).fit(X[200:], y[200:]).selected_features_)
     assert 30 not in fold0
@@ -109,12 +117,14 @@ def test_regression_and_a_pipeline():
     X = rng.uniform(size=(500, 20))
     y = 3 * X[:, 2] + np.sin(6 * X[:, 7]) + rng.normal(0, 0.1, 500)
     booster = SparseBoostRegressor(n_estimators=60, min_samples_leaf=10, random_state=0)
-    selector = SparseBoostSelectorCV(booster, max_features=5, cv=3, rule="one_se").fit(X, y)
+    selector = SparseBoostSelectorCV(booster, max_selected_features=5, cv=3, rule="one_se").fit(
+        X, y
+    )
     assert set(selector.selected_features_) == {2, 7}
     assert np.all(selector.cv_results_["mean_test_score"] <= 0)  # negated RMSE
     Xc, yc = _planted(5)
     pipe = make_pipeline(
-        SparseBoostSelectorCV(_booster(), max_features=4, cv=3), LogisticRegression()
+        SparseBoostSelectorCV(_booster(), max_selected_features=4, cv=3), LogisticRegression()
     )
     pipe.fit(Xc, yc)
     assert pipe.score(Xc, yc) > 0.7
@@ -123,7 +133,7 @@ def test_regression_and_a_pipeline():
 
 def test_same_random_state_same_result():
     X, y = _planted(6)
-    a = SparseBoostSelectorCV(max_features=5, cv=3, random_state=7).fit(X, y)
+    a = SparseBoostSelectorCV(max_selected_features=5, cv=3, random_state=7).fit(X, y)
     b = clone(a).fit(X, y)
     np.testing.assert_array_equal(a.selected_features_, b.selected_features_)
     np.testing.assert_array_equal(
@@ -134,8 +144,8 @@ def test_same_random_state_same_result():
 @pytest.mark.parametrize(
     ("params", "name"),
     [
-        (dict(max_features=0), "max_features"),
-        (dict(max_features=2.5), "max_features"),
+        (dict(max_selected_features=0), "max_selected_features"),
+        (dict(max_selected_features=2.5), "max_selected_features"),
         (dict(budgets=[0, 1]), "budgets"),
         (dict(budgets=[1, 9]), "budgets"),
         (dict(order="alphabetical"), "order"),
@@ -146,20 +156,24 @@ def test_same_random_state_same_result():
 def test_bad_parameters_are_named(params, name):
     X, y = _planted(7, n=100)
     with pytest.raises(ValueError, match=name):
-        SparseBoostSelectorCV(_booster(), cv=2, **{"max_features": 4, **params}).fit(X, y)
+        SparseBoostSelectorCV(_booster(), cv=2, **{"max_selected_features": 4, **params}).fit(X, y)
 
 
 def test_a_penalty_that_selects_nothing_is_an_error_naming_mu_max():
     X, y = _planted(8, n=200)
     with pytest.raises(ValueError, match="mu_max"):
         with pytest.warns(UserWarning):
-            SparseBoostSelectorCV(_booster(mu=0.99), max_features=3, cv=2).fit(X, y)
+            SparseBoostSelectorCV(_booster(mu=0.99), max_selected_features=3, cv=2).fit(X, y)
 
 
 def test_stability_and_unpenalised_orders_rank_the_planted_features_first():
     X, y = _planted(9)
     selector = SparseBoostSelectorCV(
-        _booster(), max_features=5, cv=2, order=["stability", "unpenalised"], n_subsamples=6
+        _booster(),
+        max_selected_features=5,
+        cv=2,
+        order=["stability", "unpenalised"],
+        n_subsamples=6,
     ).fit(X, y)
     for name in ("stability", "unpenalised"):
         assert set(selector.ranking_[name][:3]) == {3, 11, 20}, name
@@ -168,9 +182,11 @@ def test_stability_and_unpenalised_orders_rank_the_planted_features_first():
 def test_a_ranking_shorter_than_the_cap_goes_on_along_a_falling_penalty():
     X, y = _planted(10)
     booster = _booster(mu="0.6*mu_max")
-    alone = clone(booster).set_params(max_features=8).fit(X, y).selected_features_
+    alone = clone(booster).set_params(max_selected_features=8).fit(X, y).selected_features_
     assert alone.size < 8  # the strong penalty admits few features
-    selector = SparseBoostSelectorCV(booster, max_features=8, cv=2, order="entry").fit(X, y)
+    selector = SparseBoostSelectorCV(booster, max_selected_features=8, cv=2, order="entry").fit(
+        X, y
+    )
     ranking = selector.ranking_["entry"]
     assert ranking.size == 8 and np.unique(ranking).size == 8
     np.testing.assert_array_equal(ranking[: alone.size], alone)

@@ -193,7 +193,7 @@ def test_selectors_select_the_same_features_from_sparse_input():
     X, signal = sparse_problem(seed=7)
     y = (signal > np.median(signal)).astype(int)
     for selector in (
-        SparseBoostSelectorCV(max_features=4, cv=2, random_state=0),
+        SparseBoostSelectorCV(max_selected_features=4, cv=2, random_state=0),
         TopKSelector(n_features_to_select=3),
     ):
         dense = clone(selector).fit(X, y)

@@ -1,5 +1,7 @@
-"""What the regressor and the classifier share: parameters, input checks,
-the call into the Rust engine, importances and persistence."""
+"""What the boosters share: ``BoosterCommon`` (single-task and multitask:
+tags, the engine's parameter dict, the selected features, importances,
+saving) and ``BaseSparseBoost`` (the single-task regressor, classifier and
+ranker: parameters, the call into the Rust engine, fitted attributes)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from . import _core, _training
+from . import _core, _params, _training
 from ._matrix import engine_matrix
 from ._validation import (
     check_sample_weight,
@@ -21,35 +23,6 @@ from ._validation import (
     naming,
     resolve_n_jobs,
     resolve_seed,
-)
-
-# Estimator attribute -> engine parameter, for the parameters whose names
-# differ; every other engine parameter has the estimator's name.
-_RENAMED = {"n_jobs": "n_threads", "random_state": "seed"}
-_ENGINE_PARAMS = (
-    "n_estimators",
-    "learning_rate",
-    "max_leaves",
-    "max_depth",
-    "min_samples_leaf",
-    "min_split_fraction",
-    "min_child_weight",
-    "l2_regularization",
-    "min_gain",
-    "max_bins",
-    "subsample",
-    "colsample_bytree",
-    "feature_sampling",
-    "reweight_rate",
-    "penalty",
-    "mu",
-    "max_features",
-    "split_search",
-    "gt_n_features",
-    "gt_delta",
-    "gt_max_rows",
-    "early_stopping_rounds",
-    "eval_metric",
 )
 
 
@@ -168,15 +141,110 @@ class FeatureSelectorMixin(SelectorMixin):
         return full
 
 
-class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
-    """Parameters and engine calls common to every sparseboost booster.
+class TakesNanAndSparse:
+    """The tags of an estimator whose engine reads NaN, and CSR/CSC input
+    without a dense copy."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
+        return tags
+
+
+class BoosterCommon(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
+    """What every booster shares, single-task or multitask: the engine's
+    parameter dict, the checks of evaluation and scoring targets, the
+    selected features, importances and saving.
 
     Subclasses define ``_objective`` (the engine's loss name) and
-    ``_encode_target``.
+    ``_labels`` (whether ``y`` holds class labels, then in ``classes_``).
     """
 
     _objective: str
     _labels = False
+
+    def _engine_objective(self) -> dict:
+        """The engine's objective and its configuration."""
+        return {"objective": self._objective}
+
+    def _engine_params(self, draw_seed: bool = True) -> dict:
+        """The engine's parameter dict: every parameter the engine reads,
+        under its engine key (``_params``), and the objective. A deprecated
+        spelling's value (with a FutureWarning) counts as its new name's."""
+        table = _params.table_name(type(self))
+        keys = _params.engine_names(table)
+        params = {key: getattr(self, name) for name, key in keys.items()}
+        for new, (old, value) in _params.renamed_values(self, table).items():
+            with naming(old):  # a bad value's error names the spelling given
+                _core.check_params({keys[new]: value}, 1)
+            params[keys[new]] = value
+        params.update(self._engine_objective())
+        params["n_threads"] = resolve_n_jobs(self.n_jobs)
+        params["seed"] = resolve_seed(self.random_state, draw_seed)
+        return params
+
+    def _known_classes(self, y) -> np.ndarray:
+        """Labels of ``classes_`` as their indices (float64); any other
+        label is an error."""
+        known = np.isin(y, self.classes_)
+        if not known.all():
+            raise ValueError(
+                f"y holds labels not seen in fit: {np.unique(y[~known])[:5]!r} "
+                f"(classes_ are {self.classes_!r})"
+            )
+        return np.searchsorted(self.classes_, y).astype(np.float64)
+
+    def _encode_eval_target(self, y, n_rows: int, arg: str) -> np.ndarray:
+        """An evaluation set's targets as the engine takes them."""
+        with naming(arg):
+            y = check_target(self, y, n_rows, labels=self._labels)
+            if self._labels:
+                y = self._known_classes(y)
+            return np.ascontiguousarray(y, dtype=np.float64)
+
+    def _score_target(self, predicted, y, sample_weight):
+        """The checked ``y`` and ``sample_weight`` that ``score`` compares
+        with ``predicted``."""
+        y = check_target(self, y, predicted.shape[0], labels=self._labels)
+        return y, check_sample_weight(sample_weight, predicted.reshape(-1, 1))
+
+    @property
+    def selected_features_(self) -> np.ndarray:
+        """Indices of the features used by any split (of any task), in the
+        order they entered the model: Ω (Ω_G for the multitask boosters)."""
+        check_is_fitted(self)
+        return np.asarray(self._model.selected_features, dtype=np.intp)
+
+    def _importances(self, kind, normalize, *task) -> np.ndarray:
+        """The engine's importances of ``kind`` (of one task's trees if a
+        task index is given)."""
+        check_is_fitted(self)
+        if not isinstance(kind, str):
+            raise TypeError(f"kind must be 'gain' or 'split', got {kind!r}")
+        return self._model.importances(kind, bool(normalize), *task)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Total split gain per feature (over all tasks), normalised to sum
+        to 1 (all zeros when the model has no split), shape
+        (n_features_in_,)."""
+        return self.get_feature_importance("gain", normalize=True)
+
+    def save_model(self, path) -> None:
+        """Write the fitted estimator to ``path`` as JSON (see
+        :func:`sparseboost.load_model`)."""
+        from .persistence import save_model
+
+        save_model(self, path)
+
+
+class BaseSparseBoost(BoosterCommon):
+    """Parameters and engine calls common to the single-task boosters.
+
+    Subclasses define ``_objective``, ``_labels`` and ``_encode_target``.
+    """
+
     _ranking = False
 
     def __init__(
@@ -200,6 +268,7 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         mu=0.01,
         feature_costs=None,
         feature_bags=None,
+        max_selected_features=None,
         max_features=None,
         split_search="exhaustive",
         gt_n_features=10,
@@ -231,6 +300,7 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         self.mu = mu
         self.feature_costs = feature_costs
         self.feature_bags = feature_bags
+        self.max_selected_features = max_selected_features
         self.max_features = max_features
         self.split_search = split_search
         self.gt_n_features = gt_n_features
@@ -244,26 +314,13 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.sparse = True  # CSR/CSC, read without a dense copy
-        return tags
-
     # -- fitting -------------------------------------------------------
 
-    def _engine_objective(self) -> dict:
-        """The engine's objective and its configuration."""
-        return {"objective": self._objective}
-
     def _engine_params(self, draw_seed: bool = True) -> dict:
-        params = {name: getattr(self, name) for name in _ENGINE_PARAMS}
-        params.update(self._engine_objective())
+        params = super()._engine_params(draw_seed)
         params["mu"], params["mu_relative"] = engine_mu(self.mu)
         params["feature_costs"] = feature_costs_array(self.feature_costs, self)
         params["feature_bags"] = feature_bags_array(self.feature_bags, self.n_features_in_)
-        params["n_threads"] = resolve_n_jobs(self.n_jobs)
-        params["seed"] = resolve_seed(self.random_state, draw_seed)
         return params
 
     def _check_params(self) -> None:
@@ -319,23 +376,10 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         _training.warn_if_nothing_paid(self)
         return self
 
-    def _encode_eval_target(self, y, n_rows: int, arg: str) -> np.ndarray:
-        """An evaluation set's targets as the engine takes them."""
-        with naming(arg):
-            y = check_target(self, y, n_rows, labels=self._labels)
-            return np.ascontiguousarray(self._encode_target(y, fitted=True), dtype=np.float64)
-
     def _raw_predict(self, X) -> np.ndarray:
         check_is_fitted(self)
         X = check_X(self, X, reset=False)
         return self._model.predict_raw(engine_matrix(X, "csr"), resolve_n_jobs(self.n_jobs))
-
-    def _score_inputs(self, X, y, sample_weight):
-        """Predictions for ``X`` and the checked ``y`` and ``sample_weight``
-        that ``score`` compares them with."""
-        predicted = self.predict(X)
-        y = check_target(self, y, predicted.shape[0], labels=self._labels)
-        return predicted, y, check_sample_weight(sample_weight, predicted.reshape(-1, 1))
 
     # -- fitted attributes ---------------------------------------------
 
@@ -387,13 +431,6 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
         return np.asarray(self._model.train_loss)
 
     @property
-    def selected_features_(self) -> np.ndarray:
-        """Indices of the features used by any split, in the order they
-        entered the model (Ω)."""
-        check_is_fitted(self)
-        return np.asarray(self._model.selected_features, dtype=np.intp)
-
-    @property
     def selected_feature_names_(self) -> np.ndarray:
         """Names of ``selected_features_`` (``feature_names_in_`` for
         DataFrames, else ``x0, x1, ...``), in entry order."""
@@ -419,26 +456,8 @@ class BaseSparseBoost(FeatureSelectorMixin, BaseEstimator):
             "train_loss": np.asarray(self._model.train_loss),
         }
 
-    @property
-    def feature_importances_(self) -> np.ndarray:
-        """Total split gain per feature, normalised to sum to 1 (all zeros
-        when the model has no split), shape (n_features_in_,)."""
-        return self.get_feature_importance("gain", normalize=True)
-
     def get_feature_importance(self, kind: str = "gain", normalize: bool = False) -> np.ndarray:
         """Per-feature importance: ``kind="gain"`` (total split gain, in the
         units of ``y`` squared times the weights) or ``"split"`` (number of
         splits), shape (n_features_in_,); ``normalize`` makes it sum to 1."""
-        check_is_fitted(self)
-        if not isinstance(kind, str):
-            raise TypeError(f"kind must be 'gain' or 'split', got {kind!r}")
-        return self._model.importances(kind, bool(normalize))
-
-    # -- persistence ---------------------------------------------------
-
-    def save_model(self, path) -> None:
-        """Write the fitted estimator to ``path`` as JSON (see
-        :func:`sparseboost.load_model`)."""
-        from .persistence import save_model
-
-        save_model(self, path)
+        return self._importances(kind, normalize)

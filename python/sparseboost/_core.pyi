@@ -39,7 +39,7 @@ class BoosterParams(TypedDict, total=False):
     mu_relative: bool
     feature_costs: list[float] | None
     feature_bags: list[int] | None
-    max_features: int | None
+    max_selected_features: int | None
     split_search: str
     gt_n_features: int
     gt_delta: float

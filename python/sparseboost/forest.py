@@ -11,9 +11,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils.validation import check_is_fitted
 
+from . import _core, _params
+from ._base import FeatureSelectorMixin, TakesNanAndSparse
 from ._matrix import engine_matrix
-from . import _core
-from ._base import FeatureSelectorMixin
+from ._params import document
 from ._validation import (
     check_labels_sortable,
     check_sample_weight,
@@ -27,7 +28,7 @@ from ._validation import (
 _THRESHOLDS = ("mean", "median")
 
 
-class _BaseForest(FeatureSelectorMixin, BaseEstimator):
+class _BaseForest(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
     """What the forest regressor and classifier share."""
 
     _labels = False
@@ -64,12 +65,6 @@ class _BaseForest(FeatureSelectorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.sparse = True  # CSR/CSC, read without a dense copy
-        return tags
-
     def _engine_max_features(self):
         """``max_features`` as the engine takes it: a fraction or a count."""
         value = self.max_features
@@ -93,6 +88,17 @@ class _BaseForest(FeatureSelectorMixin, BaseEstimator):
             )
         return int(value) if isinstance(value, numbers.Integral) else float(value)
 
+    def _engine_params(self, draw_seed: bool = True) -> dict:
+        """The engine's parameter dict: every parameter the engine reads,
+        under its engine key (``_params``); ``n_features_in_`` must be set."""
+        names = _params.engine_names(_params.table_name(type(self)))
+        params = {key: getattr(self, name) for name, key in names.items()}
+        params["max_features"] = self._engine_max_features()
+        params["bootstrap"] = bool(self.bootstrap)
+        params["n_threads"] = resolve_n_jobs(self.n_jobs)
+        params["seed"] = resolve_seed(self.random_state, draw_seed)
+        return params
+
     def _fit_targets(self, y) -> np.ndarray:
         """The (K, n) targets the trees fit."""
         raise NotImplementedError
@@ -110,21 +116,10 @@ class _BaseForest(FeatureSelectorMixin, BaseEstimator):
         y = check_target(self, y, X.shape[0], labels=self._labels)
         sample_weight = check_sample_weight(sample_weight, X)
         targets = np.ascontiguousarray(self._fit_targets(y), dtype=np.float64)
-        params = {
-            "n_estimators": self.n_estimators,
-            "max_features": self._engine_max_features(),
-            "bootstrap": bool(self.bootstrap),
-            "max_depth": self.max_depth,
-            "min_samples_leaf": self.min_samples_leaf,
-            "max_leaf_nodes": self.max_leaf_nodes,
-            "max_bins": self.max_bins,
-            "feature_sampling": self.feature_sampling,
-            "reweight_rate": self.reweight_rate,
-            "n_threads": resolve_n_jobs(self.n_jobs),
-            "seed": resolve_seed(self.random_state),
-        }
         self._parsed_threshold()  # a bad threshold fails the fit, not transform
-        model, oob = _core.fit_forest(engine_matrix(X, "csc"), targets, sample_weight, params)
+        model, oob = _core.fit_forest(
+            engine_matrix(X, "csc"), targets, sample_weight, self._engine_params()
+        )
         self._model = model
         if self.oob_score:
             self._set_oob(oob, y, sample_weight)
@@ -188,6 +183,7 @@ class _BaseForest(FeatureSelectorMixin, BaseEstimator):
         return order[keep[order]].astype(np.intp)
 
 
+@document  # the Parameters section: sparseboost._params
 class SparseForestRegressor(RegressorMixin, _BaseForest):
     """A random forest regressor: the average of ``n_estimators``
     squared-error trees, each on a bootstrap sample, drawing
@@ -199,28 +195,18 @@ class SparseForestRegressor(RegressorMixin, _BaseForest):
     steers the draws away from noise features; trees are then grown in
     order instead of in parallel.
 
-    Parameters
+    Attributes
     ----------
-    n_estimators : int, default=100
-    max_features : {"sqrt", "log2", "default"}, int, float or None, default="default"
-        Features drawn at each node: a count, a fraction, or all (None).
-        "default" is scikit-learn's default: all features for the
-        regressor, "sqrt" for the classifier.
-    bootstrap : bool, default=True
-    oob_score : bool, default=False
-        Compute ``oob_score_`` (R²) and ``oob_prediction_``.
-    max_depth, min_samples_leaf, max_leaf_nodes
-        As in scikit-learn (``min_samples_leaf`` counts distinct rows).
-    max_bins : int, default=255
-        Value bins per feature (the engine is histogram-based).
-    feature_sampling : {"uniform", "dynamic"}, default="uniform"
-    reweight_rate : float, default=5.0
-        ``a`` of the dynamic weights (the paper uses 5-10).
-    threshold : float or str, default="mean"
-        Importance a feature needs to be selected (``transform``), as in
-        ``SelectFromModel``.
-    n_jobs, random_state
-        Threads, and the seed of every random choice.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Normalised total squared-error decrease per feature.
+    feature_weights_ : ndarray of shape (n_features_in_,)
+        Final feature sampling probabilities.
+    selected_features_ : ndarray of int
+        Features whose importance reaches ``threshold``, most important
+        first.
+    oob_score_, oob_prediction_ : float, ndarray
+        With ``oob_score=True``: R² and the out-of-bag predictions.
+    n_features_in_, feature_names_in_ : as in scikit-learn.
     """
 
     _default_max_features = 1.0
@@ -249,6 +235,7 @@ class SparseForestRegressor(RegressorMixin, _BaseForest):
         )
 
 
+@document  # the Parameters section: sparseboost._params
 class SparseForestClassifier(ClassifierMixin, _BaseForest):
     """A random forest classifier (binary and multiclass).
 
@@ -262,9 +249,13 @@ class SparseForestClassifier(ClassifierMixin, _BaseForest):
     the sum of the K indicators' squared error. Class probabilities are
     the averaged (and, for K > 2, clipped and renormalised) indicators.
 
-    Parameters are those of :class:`SparseForestRegressor`, except
-    ``max_features="default"`` means "sqrt" and ``oob_score_`` is the accuracy
-    (``oob_decision_function_`` holds the out-of-bag probabilities).
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    oob_score_, oob_decision_function_ : float, ndarray
+        With ``oob_score=True``: the out-of-bag accuracy and probabilities.
+    Others : as :class:`SparseForestRegressor`.
     """
 
     _labels = True

@@ -25,6 +25,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ._params import document
 from ._validation import (
     check_labels_sortable,
     check_target,
@@ -44,6 +45,7 @@ CHUNK_VALUES = 2**22
 BLOCK = 64
 
 
+@document  # the Parameters section: sparseboost._params
 class LinearForwardSelector(SelectorMixin, BaseEstimator):
     """Rank features by their order of entry into a forward stepwise
     least-squares fit (Efroymson's linear forward selection).
@@ -53,16 +55,6 @@ class LinearForwardSelector(SelectorMixin, BaseEstimator):
     computed by sweep (rank-one) updates of the centred Gram matrix, which
     is formed once (by BLAS, in chunks of rows), so ranking all features
     costs about as much as one least-squares fit.
-
-    Parameters
-    ----------
-    n_features_to_select : int, float or None, default=None
-        How many of the first features to enter ``get_support`` keeps: an
-        int, a float in (0, 1] (that fraction of the features, rounded down,
-        at least 1), or None for half the features (at least 1), as in
-        scikit-learn's ``RFE``. It does not change the ranking: the whole
-        path is always computed. When it asks for more features than could
-        enter, the skipped features fill the rest in ``ranking_`` order.
 
     Attributes
     ----------

@@ -16,37 +16,20 @@ import inspect
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted
 
+from . import _core, _params, _training, persistence
+from ._base import BoosterCommon, check_fit_input
 from ._matrix import engine_matrix
-from . import _core, _training, persistence
-from ._base import _ENGINE_PARAMS, BaseSparseBoost, FeatureSelectorMixin, check_fit_input
-from ._validation import (
-    check_labels_sortable,
-    check_sample_weight,
-    check_target,
-    check_X,
-    naming,
-    resolve_n_jobs,
-    resolve_seed,
-)
+from ._params import document
+from ._validation import check_labels_sortable, check_X, naming, resolve_n_jobs
 from .estimators import probabilities, r_squared
 
-# Single-task parameters that multitask boosting does not take: mu_group and
-# mu_task replace mu, and the multitask penalty has no costs, bags or
-# max_features (the engine refuses them).
-_SINGLE_TASK_ONLY = frozenset({"mu", "feature_costs", "feature_bags", "max_features"})
-
-# Every other parameter of the single-task boosters, read from their
-# signature so that a booster parameter added there is a multitask parameter
-# too, with the same default, passed to the engine by the same mapping.
-_BOOSTER_PARAMETERS = [
-    p
-    for name, p in inspect.signature(BaseSparseBoost.__init__).parameters.items()
-    if name != "self" and name not in _SINGLE_TASK_ONLY
-]
+# The parameters of both multitask boosters (the table lists the same ones
+# for each).
+_PARAMETERS = _params.parameters_of("MultiTaskSparseBoostRegressor")
 
 
 def _encode_tasks(task, n_rows):
@@ -76,48 +59,27 @@ def _encode_tasks(task, n_rows):
         return check_labels_sortable(task, "task")
 
 
-class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
+class BaseMultiTaskSparseBoost(BoosterCommon):
     """What the multitask regressor and classifier share. Subclasses define
-    ``_objective`` and ``_encode_target``."""
+    ``_objective``, ``_labels`` and ``_encode_target``."""
 
-    _objective: str
-
-    def __init__(
-        self,
-        *,
-        mu_group=0.01,
-        mu_task=0.01,
-        task_feature_mask=None,
-        shared_rounds=0,
-        **booster_params,
-    ):
-        self.mu_group = mu_group
-        self.mu_task = mu_task
-        self.task_feature_mask = task_feature_mask
-        self.shared_rounds = shared_rounds
-        for p in _BOOSTER_PARAMETERS:
-            setattr(self, p.name, booster_params.pop(p.name, p.default))
-        if booster_params:
-            hint = " (use mu_group and mu_task instead of mu)" if "mu" in booster_params else ""
+    def __init__(self, **params):
+        # The table's parameters (the signature below lists them).
+        for p in _PARAMETERS:
+            setattr(self, p.name, params.pop(p.name, p.default))
+        if params:
+            hint = " (use mu_group and mu_task instead of mu)" if "mu" in params else ""
             raise TypeError(
-                f"{type(self).__name__} got unexpected parameters {sorted(booster_params)}{hint}"
+                f"{type(self).__name__} got unexpected parameters {sorted(params)}{hint}"
             )
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.sparse = True  # CSR/CSC, read without a dense copy
-        return tags
 
     # -- fitting -------------------------------------------------------
 
     def _engine_params(self, draw_seed: bool = True) -> dict:
-        params = {
-            name: getattr(self, name) for name in _ENGINE_PARAMS if name not in _SINGLE_TASK_ONLY
-        }
-        params["objective"] = self._objective
-        params["n_threads"] = resolve_n_jobs(self.n_jobs)
-        params["seed"] = resolve_seed(self.random_state, draw_seed)
+        params = super()._engine_params(draw_seed)
+        # The engine's mu is the single-task penalty: multitask boosting pays
+        # mu_group and mu_task (passed beside this dict) and refuses a mu.
+        params["mu"] = 0.0
         return params
 
     def _check_params(self) -> None:
@@ -235,17 +197,6 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
         _training.set_history(self, history, names)
         return self
 
-    def _encode_eval_target(self, y, n_rows: int, arg: str) -> np.ndarray:
-        """An evaluation set's targets as the engine takes them."""
-        with naming(arg):
-            y = check_target(self, y, n_rows, labels=self._labels)
-            if not self._labels:
-                return np.ascontiguousarray(y, dtype=np.float64)
-            known = np.isin(y, self.classes_)
-            if not known.all():
-                raise ValueError(f"y holds labels not seen in fit (classes_ are {self.classes_!r})")
-            return np.searchsorted(self.classes_, y).astype(np.float64)
-
     def _task_codes(self, task, n_rows):
         """Each row's task index in ``tasks_``; a single label means every row."""
         if np.ndim(task) == 0 and task is not None:
@@ -274,13 +225,6 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
         return out
 
     # -- fitted attributes ---------------------------------------------
-
-    @property
-    def selected_features_(self) -> np.ndarray:
-        """Ω_G: indices of the features used by any task, in the order they
-        entered the model."""
-        check_is_fitted(self)
-        return np.asarray(self._model.selected_features, dtype=np.intp)
 
     @property
     def task_selected_features_(self) -> dict:
@@ -312,16 +256,8 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
         label of ``tasks_``) or of all tasks' trees (``task=None``); shape
         (n_features_in_,)."""
         check_is_fitted(self)
-        if not isinstance(kind, str):
-            raise TypeError(f"kind must be 'gain' or 'split', got {kind!r}")
         index = None if task is None else int(self._task_codes(task, 1)[0])
-        return self._model.importances(kind, bool(normalize), index)
-
-    @property
-    def feature_importances_(self) -> np.ndarray:
-        """Total split gain per feature over all tasks, normalised to sum to
-        1, shape (n_features_in_,)."""
-        return self.get_feature_importance("gain", normalize=True)
+        return self._importances(kind, normalize, index)
 
     @property
     def task_feature_importances_(self) -> np.ndarray:
@@ -332,78 +268,19 @@ class BaseMultiTaskSparseBoost(FeatureSelectorMixin, BaseEstimator):
             [self._model.importances("gain", True, t) for t in range(len(self.tasks_))]
         )
 
-    def _score_inputs(self, X, y, task, sample_weight):
-        """Predictions for ``X`` and ``task`` and the checked ``y`` and
-        ``sample_weight`` that ``score`` compares them with."""
-        predicted = self.predict(X, task)
-        y = check_target(self, y, predicted.shape[0], labels=self._labels)
-        return predicted, y, check_sample_weight(sample_weight, predicted.reshape(-1, 1))
-
-    # -- persistence ---------------------------------------------------
-
-    def save_model(self, path) -> None:
-        """Write the fitted estimator to ``path`` as JSON (see
-        :func:`sparseboost.load_model`)."""
-        from .persistence import save_model
-
-        save_model(self, path)
-
 
 # scikit-learn reads an estimator's parameters from the signature of its
-# __init__ (get_params, clone, repr): list the booster parameters there.
+# __init__ (get_params, clone, repr): list the table's there.
 BaseMultiTaskSparseBoost.__init__.__signature__ = inspect.Signature(
-    [
-        inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-        inspect.Parameter("mu_group", inspect.Parameter.KEYWORD_ONLY, default=0.01),
-        inspect.Parameter("mu_task", inspect.Parameter.KEYWORD_ONLY, default=0.01),
-        inspect.Parameter("task_feature_mask", inspect.Parameter.KEYWORD_ONLY, default=None),
-        inspect.Parameter("shared_rounds", inspect.Parameter.KEYWORD_ONLY, default=0),
-        *_BOOSTER_PARAMETERS,
+    [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    + [
+        inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
+        for p in _PARAMETERS
     ]
 )
 
-_PARAMETERS_DOC = """
-    Parameters
-    ----------
-    mu_group : float, default=0.01
-        mu_G >= 0: what a split on a feature that no task uses yet pays.
-    mu_task : float or array of float, shape (n_tasks,), default=0.01
-        mu_t >= 0: what a split on a feature this task does not use yet pays
-        (on top of ``mu_group`` when no task uses it); one value for every
-        task, or one per task in ``tasks_`` order (a small task's noise
-        features gain more relative to its root scale, so it may need a
-        larger mu_t than a large task). With
-        ``penalty="agbm"`` both are relative to the tree's root loss scale
-        and ``mu_group + mu_task < 1``; with ``"gbfs"`` they are in gain
-        units; ``"none"`` ignores them. ``mu_task=0`` is the classic
-        group-sparse multitask model (every task may use every shared
-        feature for free); a large ``mu_group`` with a small ``mu_task``
-        approaches independent models.
-    task_feature_mask : array of bool, shape (n_tasks, n_features), default=None
-        ``True`` where a task has the feature; a task never splits on a
-        feature it does not have. Rows follow ``tasks_`` (the sorted task
-        labels).
-    shared_rounds : int, default=0
-        The first ``shared_rounds`` of the ``n_estimators`` rounds grow one
-        tree on all tasks' rows together instead of one per task (each row
-        starting from its task's base score); that tree is part of every
-        task's model. The later rounds fit each task's own trees on what
-        this shared start leaves. A small task then borrows the shape of
-        the effects it shares with the large ones, learned from every row,
-        instead of learning it from its own few rows. A shared tree splits
-        only on features every task has (``task_feature_mask``) and pays
-        ``mu_group`` plus the mean ``mu_task`` for a feature new to the model; its features
-        join Omega_G and every Omega_t. ``0 <= shared_rounds <=
-        n_estimators``; ``n_estimators`` is one pooled model with a base
-        score per task. Choose it on validation data like the penalties
-        (``benches/multitask.py``).
-    n_estimators, learning_rate, max_leaves, ..., penalty, n_jobs, random_state
-        Every parameter of :class:`SparseBoostRegressor` except ``mu``,
-        ``feature_costs``, ``feature_bags`` and ``max_features``, with the
-        same meaning and default. ``n_estimators`` counts rounds: each round
-        fits one tree per task. ``min_split_fraction`` counts the rows of
-        all tasks.
-
+# The docstrings' end; ``document`` puts the Parameters section before it.
+_DOC_END = """
     Attributes
     ----------
     tasks_ : ndarray
@@ -426,6 +303,14 @@ _PARAMETERS_DOC = """
 
     Notes
     -----
+    The parameters are those of :class:`SparseBoostRegressor` (same meaning
+    and defaults) except ``mu``, ``feature_costs``, ``feature_bags`` and
+    ``max_selected_features``, plus ``mu_group``, ``mu_task``,
+    ``task_feature_mask`` and ``shared_rounds``. With ``penalty="agbm"``
+    ``mu_group`` and ``mu_task`` are relative to the tree's root loss scale
+    and ``mu_group + mu_task < 1``; with ``"gbfs"`` they are in gain units.
+    ``n_estimators`` counts rounds: each round fits one tree per task.
+
     Rows of every task are binned together. Every per-task round fits the
     tasks in ``tasks_`` order, so a task sees the features the tasks before
     it selected in that round. With a single task the model is exactly the
@@ -433,6 +318,7 @@ _PARAMETERS_DOC = """
 """
 
 
+@document  # the Parameters section: sparseboost._params
 class MultiTaskSparseBoostRegressor(RegressorMixin, BaseMultiTaskSparseBoost):
     __doc__ = (
         """Multitask gradient boosting for regression (squared error) with
@@ -442,7 +328,7 @@ class MultiTaskSparseBoostRegressor(RegressorMixin, BaseMultiTaskSparseBoost):
     ``predict(X, task)`` predicts every row with its task's trees. The
     estimator is also a selector of Omega_G (``transform``, ``get_support``).
 """
-        + _PARAMETERS_DOC
+        + _DOC_END
     )
 
     _objective = "squared_error"
@@ -465,10 +351,12 @@ class MultiTaskSparseBoostRegressor(RegressorMixin, BaseMultiTaskSparseBoost):
 
     def score(self, X, y, task, sample_weight=None):
         """R² of ``predict(X, task)`` over all rows (at least 2)."""
-        predicted, y, sample_weight = self._score_inputs(X, y, task, sample_weight)
+        predicted = self.predict(X, task)
+        y, sample_weight = self._score_target(predicted, y, sample_weight)
         return r_squared(y, predicted, sample_weight)
 
 
+@document  # the Parameters section: sparseboost._params
 class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):
     __doc__ = (
         """Multitask gradient boosting for binary classification (log-loss
@@ -476,7 +364,7 @@ class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):
     section 4). The two classes are shared by all tasks and every task must
     have samples of both; ``classes_[1]`` is the positive class.
 """
-        + _PARAMETERS_DOC
+        + _DOC_END
     )
 
     _objective = "binary_logloss"
@@ -519,7 +407,8 @@ class MultiTaskSparseBoostClassifier(ClassifierMixin, BaseMultiTaskSparseBoost):
 
     def score(self, X, y, task, sample_weight=None):
         """Accuracy of ``predict(X, task)`` over all rows."""
-        predicted, y, sample_weight = self._score_inputs(X, y, task, sample_weight)
+        predicted = self.predict(X, task)
+        y, sample_weight = self._score_target(predicted, y, sample_weight)
         return float(accuracy_score(y, predicted, sample_weight=sample_weight))
 
 

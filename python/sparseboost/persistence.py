@@ -49,7 +49,7 @@ import tempfile
 
 import numpy as np
 
-from . import _core
+from . import _core, _params
 
 FORMAT = "sparseboost"
 VERSION = 1
@@ -344,6 +344,8 @@ def load_model(path):
             f"{name!r} needs model.objective in {sorted(allowed_objectives)}, got {objectives}",
         )
     params = fields.get("params", kind=dict)
+    # A file written before a parameter was renamed names it the old way.
+    params = _params.current_spelling(name, params)
     try:
         estimator = cls(**{key: _decode(value) for key, value in params.items()})
     except (TypeError, ValueError) as e:

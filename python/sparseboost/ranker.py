@@ -7,9 +7,11 @@ import numpy as np
 
 from . import persistence
 from ._base import BaseSparseBoost
+from ._params import document
 from .estimators import SparseBoostRegressor
 
 
+@document  # the Parameters section: sparseboost._params
 class SparseBoostRanker(BaseSparseBoost):
     """Gradient boosting for ranking (LambdaRank, LightGBM's defaults) that
     selects its own features.
@@ -21,14 +23,12 @@ class SparseBoostRanker(BaseSparseBoost):
     whose better-ranked row is within the truncation level, normalised
     lambdas). ``subsample`` draws whole queries.
 
-    Parameters are those of :class:`SparseBoostRegressor`, plus
-
-    lambdarank_truncation_level : int, default=30
-        Pairs count only when their better-ranked row is among the first
-        this many of its query (LightGBM's ``lambdarank_truncation_level``).
-
     The default ``eval_metric`` is ``ndcg@lambdarank_truncation_level``;
     "ndcg@k", "map@k" and "mrr" are available.
+
+    Attributes
+    ----------
+    As :class:`SparseBoostRegressor`.
     """
 
     _objective = "lambdarank"
@@ -44,13 +44,7 @@ class SparseBoostRanker(BaseSparseBoost):
             set(SparseBoostRegressor._get_param_names()) | {"lambdarank_truncation_level"}
         )
 
-    def _engine_objective(self) -> dict:
-        return {
-            "objective": "lambdarank",
-            "lambdarank_truncation_level": self.lambdarank_truncation_level,
-        }
-
-    def _encode_target(self, y, fitted=False):
+    def _encode_target(self, y):
         return y
 
     def fit(

@@ -20,6 +20,7 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 
 from ._base import BaseSparseBoost, FeatureSelectorMixin
+from ._params import document, renamed_values, table_name
 from ._refit import RefitDelegates
 from ._validation import check_X, engine_mu, naming, resolve_seed
 from .selectors import WrapsBooster, default_booster
@@ -28,6 +29,7 @@ from .selectors import WrapsBooster, default_booster
 _ORDERS = ("entry", "importance", "unpenalised", "stability")
 
 
+@document  # the Parameters section: sparseboost._params
 class SparseBoostSelectorCV(
     WrapsBooster, RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator
 ):
@@ -35,54 +37,13 @@ class SparseBoostSelectorCV(
     by K-fold cross-validation on the training rows.
 
     For each fold (and once more on all rows) the booster is fitted with
-    ``max_features`` as a cap; its features, in the order of ``order``, give
+    ``max_selected_features`` as its budget; its features, in the order of
+    ``order``, give
     nested candidate sets. A booster without penalty is refitted on the
     first k features for every budget k in ``budgets``, and scored on the
     fold's held-out rows. The budget (and order) with the best mean score,
     or under ``rule="one_se"`` the fewest features within one standard
     error of it, is kept and refitted on all rows.
-
-    Parameters
-    ----------
-    estimator : SparseBoostRegressor or SparseBoostClassifier, default=None
-        The penalised booster whose path orders the features (cloned, with
-        ``max_features`` set to this selector's). Its other parameters are
-        also those of the refits, with ``penalty="none"``. None picks
-        ``SparseBoostClassifier(mu="0.05*mu_max")`` for class labels and
-        ``SparseBoostRegressor(mu="0.05*mu_max")`` otherwise.
-    max_features : int, default=20
-        The largest budget, >= 1 (capped at the number of features).
-    budgets : array-like of int or None, default=None
-        The budgets k to score (each in [1, max_features]); None for every
-        k from 1 to ``max_features``.
-    order : str or list of str, default=("entry", "importance", "unpenalised")
-        How the selected features are ranked, CV choosing among several:
-        "entry" (the order they enter the penalised fit), "importance"
-        (their gain importance in that fit), "unpenalised" (gain importance
-        in a booster without penalty: GBDT top-K; one more fit per fold),
-        "stability" (how often they are selected in ``n_subsamples``
-        penalised fits on half the rows, then entry order; that many more
-        fits per fold). When the penalised fit admits fewer than
-        ``max_features`` features, "entry" and "importance" go on with the
-        features that enter fits at a fifth and a 25th of its mu and at
-        mu = 0, in entry order.
-    cv : int, cross-validation generator or iterable, default=5
-        As in scikit-learn (stratified folds for a classifier).
-    scoring : str, callable or None, default=None
-        As in scikit-learn; None is "roc_auc" for two classes,
-        "neg_log_loss" for more, "neg_root_mean_squared_error" for a
-        regressor.
-    rule : {"best", "one_se"}, default="best"
-        "best" keeps the best mean CV score; "one_se" keeps the fewest
-        features whose mean is within one standard error (fold standard
-        deviation / sqrt(folds)) of the best.
-    n_subsamples : int, default=10
-        Fits per fold of the "stability" order.
-    random_state : int, RandomState or None, default=None
-        Seed of the boosters (unless the estimator sets its own) and of the
-        "stability" subsamples.
-    verbose : int, default=0
-        Print one line per fold.
 
     Attributes
     ----------
@@ -95,7 +56,7 @@ class SparseBoostSelectorCV(
         The chosen order.
     ranking_ : dict of str to ndarray of int
         Each order's ranking on all training rows (at most
-        ``max_features`` features).
+        ``max_selected_features`` features).
     fold_rankings_ : list of dict
         Each fold's ``ranking_``, from its training rows.
     cv_results_ : dict of ndarrays
@@ -114,7 +75,8 @@ class SparseBoostSelectorCV(
         self,
         estimator=None,
         *,
-        max_features=20,
+        max_selected_features=20,
+        max_features=None,
         budgets=None,
         order=("entry", "importance", "unpenalised"),
         cv=5,
@@ -125,6 +87,7 @@ class SparseBoostSelectorCV(
         verbose=0,
     ):
         self.estimator = estimator
+        self.max_selected_features = max_selected_features
         self.max_features = max_features
         self.budgets = budgets
         self.order = order
@@ -159,7 +122,7 @@ class SparseBoostSelectorCV(
             or values[-1] > cap
         ):
             raise ValueError(
-                f"budgets must be ints in [1, max_features={cap}], got {self.budgets!r}"
+                f"budgets must be ints in [1, max_selected_features={cap}], got {self.budgets!r}"
             )
         return values
 
@@ -171,7 +134,9 @@ class SparseBoostSelectorCV(
                 "estimator must be a SparseBoostRegressor or SparseBoostClassifier (or None), "
                 f"got {self.estimator!r}"
             )
-        return clone(self.estimator)
+        # The budget is this selector's: the estimator's own, under either
+        # spelling, is replaced.
+        return clone(self.estimator).set_params(max_features=None)
 
     # -- fitting ---------------------------------------------------------
 
@@ -181,18 +146,17 @@ class SparseBoostSelectorCV(
         self.__dict__.pop("estimator_", None)
         X = check_X(self, X, reset=True)
         d = X.shape[1]
-        if (
-            not isinstance(self.max_features, numbers.Integral)
-            or isinstance(self.max_features, bool)
-            or self.max_features < 1
-        ):
-            raise ValueError(f"max_features must be an int >= 1, got {self.max_features!r}")
+        budget_name, budget = renamed_values(self, table_name(type(self))).get(
+            "max_selected_features", ("max_selected_features", self.max_selected_features)
+        )
+        if not isinstance(budget, numbers.Integral) or isinstance(budget, bool) or budget < 1:
+            raise ValueError(f"{budget_name} must be an int >= 1, got {budget!r}")
         if self.rule not in ("best", "one_se"):
             raise ValueError(f"rule must be 'best' or 'one_se', got {self.rule!r}")
         if not isinstance(self.n_subsamples, numbers.Integral) or self.n_subsamples < 1:
             raise ValueError(f"n_subsamples must be an int >= 1, got {self.n_subsamples!r}")
         orders = self._orders()
-        cap = min(int(self.max_features), d)
+        cap = min(int(budget), d)
         budgets = self._budgets(cap)
         template = self._template(y)
         if template.random_state is None:
@@ -248,7 +212,7 @@ class SparseBoostSelectorCV(
         """Each order's ranking of at most ``cap`` features, and the
         penalised fit."""
         started = time.perf_counter()
-        penalised = clone(template).set_params(max_features=cap).fit(X, y)
+        penalised = clone(template).set_params(max_selected_features=cap).fit(X, y)
         entry = penalised.selected_features_
         if entry.size == 0 and penalised.mu_max_:
             raise ValueError(
@@ -263,7 +227,8 @@ class SparseBoostSelectorCV(
             elif name == "importance":
                 rankings[name] = np.concatenate([_by_importance(penalised, entry), extension])
             elif name == "unpenalised":
-                plain = clone(template).set_params(penalty="none", max_features=None).fit(X, y)
+                plain = clone(template).set_params(penalty="none", max_selected_features=None)
+                plain.fit(X, y)
                 every = np.arange(X.shape[1])
                 rankings[name] = _by_importance(plain, every)[:cap]
             else:
@@ -285,7 +250,7 @@ class SparseBoostSelectorCV(
             if len(ranked) >= cap:
                 break
             mu = f"{value * factor!r}*mu_max" if relative else value * factor
-            model = clone(template).set_params(max_features=cap, mu=mu).fit(X, y)
+            model = clone(template).set_params(max_selected_features=cap, mu=mu).fit(X, y)
             ranked += [f for f in model.selected_features_ if f not in ranked]
         return np.array(ranked[len(entry) : cap], dtype=int)
 
@@ -299,7 +264,8 @@ class SparseBoostSelectorCV(
             half = np.sort(rng.choice(n, size=max(n // 2, 2), replace=False))
             if is_classifier(template) and np.unique(y[half]).size < 2:
                 continue
-            model = clone(template).set_params(max_features=cap).fit(X[half], y[half])
+            model = clone(template).set_params(max_selected_features=cap)
+            model.fit(X[half], y[half])
             counts[model.selected_features_] += 1
         position = np.full(d, d)
         position[entry] = np.arange(entry.size)
@@ -314,7 +280,7 @@ class SparseBoostSelectorCV(
             # base score would.
             model = (DummyClassifier if is_classifier(template) else DummyRegressor)()
         else:
-            model = clone(template).set_params(penalty="none", mu=0.0, max_features=None)
+            model = clone(template).set_params(penalty="none", mu=0.0, max_selected_features=None)
             model.set_params(feature_costs=None, feature_bags=None)
         model.fit(X[:, np.sort(kept)], y)
         self.timings_["refits"] += time.perf_counter() - started

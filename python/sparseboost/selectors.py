@@ -6,7 +6,8 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseSparseBoost, FeatureSelectorMixin
+from ._base import BaseSparseBoost, FeatureSelectorMixin, TakesNanAndSparse
+from ._params import document
 from ._validation import check_X, naming
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 
@@ -19,15 +20,13 @@ def default_booster(y, **params):
     return (SparseBoostClassifier if is_labels else SparseBoostRegressor)(**params)
 
 
-class WrapsBooster:
-    """What a selector wrapping a booster tells scikit-learn: NaN is
-    allowed, ``y`` is required, and it is fitted once it has
-    ``estimator_``."""
+class WrapsBooster(TakesNanAndSparse):
+    """What a selector wrapping a booster tells scikit-learn: NaN and
+    sparse input are allowed, ``y`` is required, and it is fitted once it
+    has ``estimator_``."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.sparse = True  # CSR/CSC, read without a dense copy
         tags.target_tags.required = True
         return tags
 
@@ -35,14 +34,9 @@ class WrapsBooster:
         return hasattr(self, "estimator_")
 
 
+@document  # the Parameters section: sparseboost._params
 class SparseBoostSelector(WrapsBooster, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
     """Keep the features a sparseboost booster selects while it learns.
-
-    Parameters
-    ----------
-    estimator : SparseBoostRegressor or SparseBoostClassifier, default=None
-        The booster to fit (cloned). None picks ``SparseBoostClassifier()``
-        for class labels and ``SparseBoostRegressor()`` otherwise.
 
     Attributes
     ----------

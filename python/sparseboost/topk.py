@@ -8,39 +8,16 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseSparseBoost, FeatureSelectorMixin
+from ._params import document
 from ._refit import RefitDelegates
 from ._validation import check_X, resolve_n_features_to_select
 from .selectors import default_booster
 
 
+@document  # the Parameters section: sparseboost._params
 class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
     """Keep the ``n_features_to_select`` most important features of a model
     fitted on all features (the GBDT-topK baseline).
-
-    Parameters
-    ----------
-    estimator : estimator, default=None
-        Fitted (cloned) on all features to rank them: a sparseboost booster
-        or any scikit-learn estimator with ``feature_importances_`` (a
-        random forest, for example). None picks
-        ``SparseBoostClassifier(penalty="none")`` for class labels and
-        ``SparseBoostRegressor(penalty="none")`` otherwise, the plain GBDT.
-    n_features_to_select : int or float, default=10
-        K: an int (more than the features of ``X`` keeps them all, with a
-        warning) or a float in (0, 1], that fraction of the features
-        (rounded down, at least 1).
-    importance : {"gain", "split"}, default="gain"
-        For a sparseboost booster, the total split gain or the number of
-        splits of each feature (``get_feature_importance``). Other
-        estimators offer only their ``feature_importances_``, taken for
-        "gain".
-    refit : bool, default=True
-        Refit a clone of the estimator on the kept columns. ``estimator_``
-        is then that model, and ``predict``, ``predict_proba``,
-        ``decision_function`` and ``score`` (those the estimator has) take
-        ``X`` with all columns and use the kept ones, as scikit-learn's
-        ``RFE`` does. With False, ``estimator_`` is the model on all
-        features and the selector only transforms.
 
     Attributes
     ----------

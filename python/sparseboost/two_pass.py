@@ -31,6 +31,7 @@ from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
+from ._params import document
 from ._validation import check_labels_sortable, check_target, check_X, naming, resolve_n_jobs
 from .metrics import RecallAtPrecisionScorer
 
@@ -49,44 +50,10 @@ def _real(value, name: str, *, low: float, low_open: bool) -> float:
     return value
 
 
+@document  # the Parameters section: sparseboost._params
 class TwoPassForwardSelector(SelectorMixin, BaseEstimator):
     """Two-pass forward stepwise feature selection with L2-penalised
     logistic regression, for binary classification.
-
-    Parameters
-    ----------
-    scoring : str or callable, default="roc_auc"
-        What a model is judged by (greater is better). Any scikit-learn
-        scorer name (``"roc_auc"``, ``"neg_log_loss"``, ``"f1"``, ...) or
-        callable ``scorer(estimator, X, y)``, where ``estimator`` is a
-        fitted ``LogisticRegression`` on the model's columns of ``X``.
-        ``"recall_at_precision"`` is the recall at precision 0.33 (see
-        :func:`sparseboost.metrics.recall_at_precision`); for another
-        precision pass ``make_recall_at_precision_scorer(precision)``.
-        ``"roc_auc"`` and recall at precision are computed in Rust; other
-        scorers in Python, which is slower on large data.
-    threshold : float, default=0.0
-        A candidate is kept when its model scores more than ``threshold``
-        above the current model. With ``cv=None`` the score is measured on
-        the training rows, where almost any feature helps a little: a
-        threshold above 0 (or cross-validation) keeps noise out.
-    cv : None, int, or cross-validation splitter, default=None
-        Where a model is scored. None: fitted and scored on all rows. An
-        int k: stratified k-fold (no shuffling); a splitter or an iterable
-        of (train, test) index arrays: its folds. With folds, each model is
-        fitted on the training rows of each fold and its score is the mean
-        of the folds' validation scores.
-    C : float, default=1.0
-        Inverse L2 strength, as ``LogisticRegression(C=C)``: each model
-        minimises the same objective (intercept not penalised) and agrees
-        with scikit-learn's lbfgs solution to the solvers' tolerances.
-    n_jobs : int or None, default=None
-        Threads for the fits (joblib's convention; None = all cores).
-    max_iter : int, default=100
-        Newton steps allowed per fit (warm-started fits need 2-5).
-    tol : float, default=1e-6
-        A fit stops when no component of the gradient of the mean loss
-        (plus the penalty) exceeds ``tol``.
 
     Attributes
     ----------

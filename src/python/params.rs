@@ -381,7 +381,7 @@ pub(super) static BOOSTER_KEYS: &[Key<B>] = &[
         |p, py| shown(py, p.feature_bags.clone()),
     ),
     Key::new(
-        "max_features",
+        "max_selected_features",
         |p, k, v| set(&mut p.max_features, optional_count(k, v)),
         |p, py| shown(py, p.max_features),
     ),

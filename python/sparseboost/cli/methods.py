@@ -67,7 +67,7 @@ def penalty_params(method, *, mu, n_features, bags, random_state) -> dict:
     """The booster parameters of a penalised method."""
     params = {
         "penalty": "gbfs" if method == "gbfs" else "agbm",
-        "max_features": n_features,
+        "max_selected_features": n_features,
         "feature_bags": bags,
         "random_state": random_state,
         "split_search": "group_testing" if method == "gt" else "auto",
