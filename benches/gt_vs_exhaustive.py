@@ -1,7 +1,7 @@
 """Group testing (GT-GBM) against exhaustive search, and ``split_search="auto"``.
 
 For every data set and feature budget B, A-GBM selects at most B features with
-``SparseBoostClassifier(penalty="agbm", mu=MU, max_features=B, <COMMON>)`` three
+``SparseBoostClassifier(penalty="agbm", mu=MU, max_selected_features=B, <COMMON>)`` three
 ways: ``split_search="exhaustive"``, ``"group_testing"`` (``gt_n_features`` and
 ``gt_delta`` at the estimator's defaults, 10 and 0.1) and ``"auto"``. Then:
 
@@ -75,7 +75,7 @@ def selector(args, method, budget):
         **COMMON | dict(n_estimators=args.n_estimators),
         penalty="agbm",
         mu=args.mu,
-        max_features=budget,
+        max_selected_features=budget,
         split_search=method,
         n_jobs=args.n_jobs,
         random_state=0,

@@ -193,7 +193,7 @@ def sb_selector(method, cap, cv):
     elif method == "sb-orders":
         order = ("entry", "importance", "unpenalised", "stability")
     return sb.SparseBoostSelectorCV(
-        sb.SparseBoostClassifier(**params), max_features=cap, order=order, cv=cv
+        sb.SparseBoostClassifier(**params), max_selected_features=cap, order=order, cv=cv
     )
 
 

@@ -15,7 +15,7 @@ for any model; it tells selectors apart only on Adult (24% positive).
 Selectors (boosters get the common model's settings unless said otherwise):
 
 * ``GBFS``: ``SparseBoostClassifier(penalty="gbfs", mu=0.005 * n_train,
-  max_features=K)``, one fit per K, its ``selected_features_`` (GBFS's mu is in
+  max_selected_features=K)``, one fit per K, its ``selected_features_`` (GBFS's mu is in
   gain units, which grow with the number of rows: 10 on Madelon's 2000 rows; the
   rule was fixed before any run, not tuned);
 * ``A-GBM``: the same with ``penalty="agbm", mu=0.01``;
@@ -40,7 +40,7 @@ RFE is not run (one booster fit per eliminated step is too slow for these widths
 Rankers (TopK, forests, dyn-boost, linear fwd) take only features with a positive
 importance (every entered feature for linear fwd), so a set can be smaller than K;
 the table then shows the size in brackets, e.g. ``0.812(4)``. The boosters with
-``max_features=K`` can also stop short of K. Selection time ("sel s") is the wall
+``max_selected_features=K`` can also stop short of K. Selection time ("sel s") is the wall
 clock of the selector's fits: the sum over the sizes for GBFS, A-GBM and GT-GBM
 (one fit per K), one fit for the rankers. One run each, on a shared machine.
 
@@ -228,14 +228,18 @@ def selectors(args, n_train):
 
     gbfs_mu = args.gbfs_mu_per_row * n_train
     return {
-        "GBFS": per_k_selector(lambda k: booster(args, penalty="gbfs", mu=gbfs_mu, max_features=k)),
-        "A-GBM": per_k_selector(lambda k: booster(args, penalty="agbm", mu=0.01, max_features=k)),
+        "GBFS": per_k_selector(
+            lambda k: booster(args, penalty="gbfs", mu=gbfs_mu, max_selected_features=k)
+        ),
+        "A-GBM": per_k_selector(
+            lambda k: booster(args, penalty="agbm", mu=0.01, max_selected_features=k)
+        ),
         "GT-GBM": per_k_selector(
             lambda k: booster(
                 args,
                 penalty="agbm",
                 mu=0.01,
-                max_features=k,
+                max_selected_features=k,
                 split_search="group_testing",
                 gt_n_features=10,
                 gt_delta=0.1,

@@ -42,7 +42,9 @@ def main(argv=None):
                 sb.SparseBoostClassifier(**booster.get_params()).fit(X, y)
                 one.append(time.perf_counter() - t)
                 t = time.perf_counter()
-                selector = sb.SparseBoostSelectorCV(booster, max_features=cap, cv=5).fit(X, y)
+                selector = sb.SparseBoostSelectorCV(booster, max_selected_features=cap, cv=5).fit(
+                    X, y
+                )
                 whole.append(time.perf_counter() - t)
                 ratios.append(whole[-1] / one[-1])
             print(
