@@ -134,7 +134,7 @@ impl ForestParams {
             max_bins: self.max_bins,
             seed: self.seed,
             n_threads: self.n_threads,
-            ..BoosterParams::default()
+            ..BoosterParams::plain()
         }
     }
 }

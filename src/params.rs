@@ -251,6 +251,18 @@ impl Default for BoosterParams {
     }
 }
 
+impl BoosterParams {
+    /// The plain engine (no new-feature penalty), every other setting at
+    /// its default: the forests' trees, and the tests of the engine itself.
+    pub fn plain() -> Self {
+        BoosterParams {
+            penalty: PenaltyKind::None,
+            mu: 0.0,
+            ..BoosterParams::default()
+        }
+    }
+}
+
 fn check(ok: bool, message: impl FnOnce() -> String) -> Result<()> {
     if ok {
         Ok(())
@@ -389,6 +401,7 @@ mod tests {
     #[test]
     fn defaults_are_valid() {
         BoosterParams::default().validate().unwrap();
+        BoosterParams::plain().validate().unwrap();
     }
 
     #[test]

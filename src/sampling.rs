@@ -70,7 +70,7 @@ mod tests {
         let queries = [0..3, 3..4, 4..9, 9..10];
         let params = BoosterParams {
             subsample: 0.5,
-            ..Default::default()
+            ..BoosterParams::plain()
         };
         for seed in 0..20 {
             let (rows, _) = draw_sample(&mut Rng::new(seed), 10, 1, Some(&queries), &params, None);

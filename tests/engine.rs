@@ -42,7 +42,7 @@ fn one_tree_fits_a_four_level_step_function_exactly() {
         learning_rate: 1.0,
         max_leaves: 4,
         min_samples_leaf: 1,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let model = fit_xy(&x, d, &y, &params);
     assert_eq!(model.trees[0].n_leaves(), 4);
@@ -68,7 +68,7 @@ fn node_sums_add_up_and_leaf_values_are_newton_steps() {
         n_estimators: 1,
         learning_rate: 0.5,
         l2_regularization: 2.0,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let model = fit_xy(&x, d, &y, &params);
     let tree = &model.trees[0];
@@ -131,7 +131,7 @@ fn packed_predictor_matches_tree_by_tree_traversal() {
         subsample: 0.8,
         colsample_bytree: FeatureCount::Fraction(0.7),
         seed: 5,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let model = fit_xy(&x, d, &y, &params);
     let fast = predict(&model, &x, d);
@@ -156,7 +156,7 @@ fn same_seed_gives_the_same_model_with_one_or_two_threads() {
         subsample: 0.7,
         colsample_bytree: FeatureCount::Fraction(0.5),
         seed: 11,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let one = fit_xy(
         &x,
@@ -201,7 +201,7 @@ fn model_file_round_trip_is_exact() {
         &y,
         &BoosterParams {
             n_estimators: 10,
-            ..Default::default()
+            ..BoosterParams::plain()
         },
     );
     let back = Model::from_json(&model.to_json()).unwrap();
@@ -214,7 +214,7 @@ fn model_file_round_trip_is_exact() {
 
 #[test]
 fn bad_inputs_are_errors_not_panics() {
-    let params = BoosterParams::default();
+    let params = BoosterParams::plain();
     let x = [0.0, 1.0, 2.0, 3.0];
     let run = |x: &[f64], y: &[f64], d: usize| {
         let data = TrainingData {
@@ -256,7 +256,7 @@ fn a_split_between_values_and_nan_survives_the_model_file() {
         n_estimators: 1,
         learning_rate: 1.0,
         max_leaves: 2,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let model = fit_xy(&x, 1, &y, &params);
     let pred = predict(&model, &x, 1);
@@ -337,7 +337,7 @@ fn scaling_targets_by_a_power_of_two_scales_the_outputs_and_changes_nothing_else
         penalty: sparseboost::PenaltyKind::Agbm,
         mu: 0.05,
         l2_regularization: 1.0,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     // GBFS's mu and min_gain are in gain units: scaled with y², so only
     // while 2^(2k) is a float.
@@ -400,7 +400,7 @@ fn scaling_the_weights_by_a_power_of_two_changes_only_the_unit_of_the_gains() {
             objective,
             n_estimators: 8,
             min_child_weight: 0.5,
-            ..Default::default()
+            ..BoosterParams::plain()
         };
         let reference = fit_weighted(&x, d, &y, Some(&w), &params);
         for k in [-1000, -40, 40, 1020] {
@@ -427,7 +427,7 @@ fn gains_times_two_to_the_gain_exponent_are_loss_reductions_in_the_targets_units
     let params = BoosterParams {
         n_estimators: 1,
         max_leaves: 2,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let model = fit_xy(&x, d, &y, &params);
     let root = &model.trees[0].nodes[0];
@@ -467,7 +467,7 @@ fn huge_weights_give_finite_probabilities_and_a_divergent_learning_rate_is_an_er
     let params = BoosterParams {
         objective: ObjectiveKind::BinaryLogloss,
         n_estimators: 5,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let model = fit_weighted(&x, d, &y, Some(&w), &params);
     assert!(model.trees.len() == 5);
@@ -475,7 +475,7 @@ fn huge_weights_give_finite_probabilities_and_a_divergent_learning_rate_is_an_er
     assert!(model.train_loss.iter().all(|v| v.is_finite()));
     let reckless = BoosterParams {
         learning_rate: 1e308,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let e = try_fit(&x, d, &y, None, &reckless).unwrap_err().to_string();
     assert!(e.contains("learning_rate"), "{e}");
@@ -515,14 +515,14 @@ fn a_stop_request_ends_binning_growing_and_prediction() {
         let params = BoosterParams {
             split_search,
             gt_n_features: 2,
-            ..Default::default()
+            ..BoosterParams::plain()
         };
         assert_eq!(
             fit(&data, &params, &stop).unwrap_err(),
             sparseboost::SbError::Interrupted
         );
     }
-    let model = fit_xy(&x, d, &y, &BoosterParams::default());
+    let model = fit_xy(&x, d, &y, &BoosterParams::plain());
     let e = Predictor::new(&model)
         .predict_raw(
             &sparseboost::matrix::FeatureMatrix::dense(&x, x.len() / d, d),
@@ -540,7 +540,7 @@ fn a_model_file_is_checked_as_untrusted_input() {
     let params = BoosterParams {
         n_estimators: 3,
         max_leaves: 4,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let model = fit_xy(&x, d, &y, &params);
     let text = model.to_json();
@@ -653,13 +653,13 @@ fn an_observer_may_use_the_shared_pools_on_one_thread() {
         let params = BoosterParams {
             n_estimators: 3,
             n_threads: 1,
-            ..Default::default()
+            ..BoosterParams::plain()
         };
         let mut observed = 0;
         let inner_params = BoosterParams {
             n_estimators: 2,
             n_threads: 1,
-            ..Default::default()
+            ..BoosterParams::plain()
         };
         // The Python bindings run callbacks on the caller's thread, not on
         // the fit's: so does this observer.

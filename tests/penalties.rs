@@ -45,7 +45,7 @@ fn mu_zero_reproduces_the_plain_engine_bit_for_bit() {
         n_estimators: 30,
         subsample: 0.8,
         seed: 3,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let reference = fit_xy(&x, d, &y, &plain);
     for penalty in [PenaltyKind::Gbfs, PenaltyKind::Agbm] {
@@ -86,7 +86,7 @@ fn a_feature_paid_for_in_one_leaf_is_free_for_the_cached_choice_of_another() {
         max_leaves: 4,
         penalty: PenaltyKind::Gbfs,
         mu: 2000.0,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let model = fit_xy(&x, d, &y, &params);
     let root = &model.trees[0].nodes[0];
@@ -111,7 +111,7 @@ fn costs_steer_selection_to_the_free_twin_of_a_costly_feature() {
         n_estimators: 20,
         penalty: PenaltyKind::Gbfs,
         mu: 0.0,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     // Without costs the tie goes to the lower index.
     assert_eq!(fit_xy(&x, d, &y, &base).selected_features[0], 0);
@@ -137,7 +137,7 @@ fn a_bag_is_free_once_one_of_its_features_is_used() {
         n_estimators: 5,
         penalty: PenaltyKind::Gbfs,
         mu: 2000.0,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let alone = fit_xy(&x, d, &y, &base);
     assert_eq!(alone.selected_features, vec![0]);
@@ -167,7 +167,7 @@ fn max_features_stops_admitting_new_features() {
         penalty: PenaltyKind::Agbm,
         mu: 0.0,
         max_features: Some(3),
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     let model = fit_xy(&x, d, &y, &params);
     assert_eq!(model.selected_features.len(), 3);
@@ -184,12 +184,12 @@ fn agbm_mu_outside_zero_one_is_rejected() {
     let params = BoosterParams {
         penalty: PenaltyKind::Agbm,
         mu: 1.0,
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     assert!(params.validate().unwrap_err().to_string().contains("mu"));
     let params = BoosterParams {
         feature_costs: Some(vec![1.0]),
-        ..Default::default()
+        ..BoosterParams::plain()
     };
     assert!(params
         .validate_for(2)

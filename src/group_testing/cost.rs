@@ -194,7 +194,7 @@ mod tests {
             n_estimators: 300,
             max_leaves: 15,
             max_features: Some(b),
-            ..Default::default()
+            ..BoosterParams::plain()
         }
     }
 

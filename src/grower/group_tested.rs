@@ -229,7 +229,7 @@ mod tests {
             max_leaves,
             gt_n_features: 4,
             seed,
-            ..Default::default()
+            ..BoosterParams::plain()
         }
     }
 
