@@ -296,34 +296,28 @@ class _DaskFit:
         w = None if w is None else w.rechunk((row_chunks,))
         task = None if task is None else task.rechunk((row_chunks,))
         init = self._check_init(init_model)
-        parts = [X, y] + [p for p in (w, task) if p is not None]
-        parts = client.persist(parts)
-        wait(parts)
-        chunks = dict(zip(("X", "y") + (("w",) if w is not None else ()), parts))
-        if task is not None:
-            chunks["task"] = parts[-1]
-        chunks = {k: _chunk_futures(p) for k, p in chunks.items()}
+        named = {k: v for k, v in {"X": X, "y": y, "w": w, "task": task}.items() if v is not None}
+        persisted = client.persist(list(named.values()))
+        wait(persisted)
+        chunks = {k: _chunk_futures(p) for k, p in zip(named, persisted)}
         holders = client.who_has(chunks["X"])
         owner = [sorted(holders[f.key])[0] for f in chunks["X"]]
         workers = list(dict.fromkeys(owner))
         futures = []
         for worker in workers:
             ids = [i for i, o in enumerate(owner) if o == worker]
-
-            def on_worker(name):
-                return None if name not in chunks else [chunks[name][i] for i in ids]
-
+            held = {k: [v[i] for i in ids] for k, v in chunks.items()}
             futures.append(
                 client.submit(
                     _ShardActor,
-                    on_worker("X"),
-                    on_worker("y"),
-                    on_worker("w"),
+                    held["X"],
+                    held["y"],
+                    held.get("w"),
                     None
                     if chunk_groups is None
                     else np.concatenate([chunk_groups[i] for i in ids]),
                     params,
-                    on_worker("task"),
+                    held.get("task"),
                     workers=[worker],
                     allow_other_workers=False,
                     actor=True,
