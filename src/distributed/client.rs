@@ -10,7 +10,7 @@ use super::group_search::ClientTests;
 use super::protocol::{Op, Output, SampleValues};
 use super::scores::ShardScores;
 use super::transport::Transport;
-use crate::binning::BinMapper;
+use crate::binning::{BinMapper, Shape};
 use crate::booster;
 use crate::data::{validate_targets, TrainingData, MAX_FEATURES, MAX_ROWS};
 use crate::error::{Result, SbError};
@@ -281,22 +281,13 @@ fn pooled_binning(
         }
         _ => None,
     })?;
-    let totals: Vec<Vec<u64>> = (0..d)
-        .map(|f| {
-            (0..bins[f])
-                .map(|b| counts.iter().map(|c| c[f][b]).sum())
-                .collect()
-        })
+    // Bin by bin, the shards' counts of each feature, summed.
+    let shapes: Vec<Shape> = (0..d)
+        .map(|f| Shape::of_bin_counts((0..bins[f]).map(|b| counts.iter().map(|c| c[f][b]).sum())))
         .collect();
-    let splittable: Vec<bool> = totals
-        .iter()
-        .map(|total| {
-            let occupied = total.iter().filter(|&&c| c > 0).count();
-            let most = total.iter().copied().max().unwrap_or(0);
-            occupied >= 2 && n as u64 - most >= params.min_samples_leaf as u64
-        })
-        .collect();
-    let shape = DataShape::of_counts(n, &mappers, &splittable, &totals);
+    let msl = params.min_samples_leaf;
+    let splittable: Vec<bool> = shapes.iter().map(|s| s.can_split(n, msl)).collect();
+    let shape = DataShape::of_shapes(n, &mappers, &splittable, &shapes);
     Ok((mappers, splittable, shape))
 }
 
