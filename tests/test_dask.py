@@ -176,6 +176,9 @@ def test_one_shard_is_the_single_machine_estimator(client, kind, search, tmp_pat
     # Row subsampling: the shards grow each tree on the single machine's
     # sample of the rows.
     params = dict(_PARAMS, split_search=search, gt_n_features=3, gt_max_rows=200, subsample=0.8)
+    if search == "exhaustive":
+        # Dynamic feature sampling: weights from the trees' gains and roots.
+        params.update(feature_sampling="dynamic", colsample_bytree=0.4)
     est = _fit(dask_cls(client=client, **params), dX, da.from_array(y, chunks=-1), group)
     assert est.n_workers_ == 1
     local = _fit(local_cls(**params), X, y, group)
