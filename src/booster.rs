@@ -2,7 +2,7 @@
 //! (one job per class and round) and LambdaRank, all run by
 //! [`crate::trainer`].
 
-use crate::data::TrainingData;
+use crate::data::{query_ranges, TrainingData};
 use crate::error::Result;
 use crate::interrupt::ShouldStop;
 use crate::model::Model;
@@ -40,48 +40,80 @@ pub fn fit_with(
 ) -> Result<(Model, History)> {
     params.validate()?;
     data.validate()?;
-    params.validate_for(data.n_features())?;
     let objective = objective_for(params);
-    let queries = data.queries();
-    let targets = Targets {
-        y: data.y,
-        weights: data.weights,
-        queries: queries.as_deref(),
-    };
-    objective.check_targets(&targets)?;
-    for (s, eval) in evals.iter().enumerate() {
-        check_eval_set(s, eval, data, objective.as_ref())?;
-    }
+    check_inputs(params, data, objective.as_ref(), evals)?;
     threads::install_own(params.n_threads, || {
         let units = Units::for_data(params.objective, data.y, data.weights);
-        let y = units.targets(data.y);
-        let weights = units.weights(data.weights);
-        let population = Population {
-            rows: None,
-            y,
-            weights,
-            queries,
-        };
+        let population = population(&units, data.y, data.weights, data.group_sizes);
         let base = objective.init_scores(&population.targets());
-        let jobs = (0..objective.n_outputs())
-            .map(|output| Job::of_model(0, output, 0))
-            .collect();
-        let plan = Plan {
-            n_features: data.n_features(),
-            params,
-            objective: objective.as_ref(),
-            units,
-            populations: vec![population],
-            jobs,
-            base_scores: vec![base],
-            selection: Selection::single(params, data.n_features(), &units),
-            evals,
-            shared_start: None,
-        };
+        let setting = (params, objective.as_ref(), units);
+        let plan = plan(setting, population, base, data.n_features(), evals);
         let trained = trainer::train_local(plan, data, should_stop, observer)?;
         let model = trained.models.into_iter().next().expect("one model");
         Ok((model, trained.history))
     })?
+}
+
+/// Reject what a fit of `data`'s targets (`x` is not read, only its
+/// number of features) cannot use: the parameters for its features, the
+/// targets for the objective, the evaluation sets.
+pub(crate) fn check_inputs(
+    params: &BoosterParams,
+    data: &TrainingData,
+    objective: &dyn Objective,
+    evals: &[EvalSet],
+) -> Result<()> {
+    params.validate_for(data.n_features())?;
+    let queries = data.queries();
+    objective.check_targets(&Targets {
+        y: data.y,
+        weights: data.weights,
+        queries: queries.as_deref(),
+    })?;
+    for (s, eval) in evals.iter().enumerate() {
+        check_eval_set(s, eval, data, objective)?;
+    }
+    Ok(())
+}
+
+/// Every row of the data, its targets in `units`.
+pub(crate) fn population(
+    units: &Units,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    group_sizes: Option<&[usize]>,
+) -> Population {
+    Population {
+        rows: None,
+        y: units.targets(y),
+        weights: units.weights(weights),
+        queries: group_sizes.map(query_ranges),
+    }
+}
+
+/// The plan of a one-model fit of `population` from base scores `base`:
+/// one job per output and round.
+pub(crate) fn plan<'a>(
+    (params, objective, units): (&'a BoosterParams, &'a dyn Objective, Units),
+    population: Population,
+    base: Vec<f64>,
+    d: usize,
+    evals: &'a [EvalSet<'a>],
+) -> Plan<'a> {
+    Plan {
+        n_features: d,
+        params,
+        objective,
+        units,
+        populations: vec![population],
+        jobs: (0..objective.n_outputs())
+            .map(|output| Job::of_model(0, output, 0))
+            .collect(),
+        base_scores: vec![base],
+        selection: Selection::single(params, d, &units),
+        evals,
+        shared_start: None,
+    }
 }
 
 /// An evaluation set has the training data's columns and valid targets.

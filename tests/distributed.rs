@@ -4,7 +4,7 @@
 //! empty shards.
 
 use sparseboost::distributed::Transport;
-use sparseboost::distributed::{fit_sharded, InProcess, Shard, Traffic};
+use sparseboost::distributed::{fit_sharded, fit_sharded_multitask, InProcess, Shard, Traffic};
 use sparseboost::feature_sampling::{FeatureCount, FeatureSampling};
 use sparseboost::interrupt::never;
 use sparseboost::matrix::FeatureMatrix;
@@ -12,7 +12,8 @@ use sparseboost::params::SplitSearch;
 use sparseboost::rng::Rng;
 use sparseboost::trainer::EvalSet;
 use sparseboost::{
-    fit_with, BoosterParams, Model, ObjectiveKind, PenaltyKind, SbError, TrainingData,
+    fit_multitask, fit_with, BoosterParams, Model, MultiTaskData, MultiTaskModel, MultiTaskParams,
+    ObjectiveKind, PenaltyKind, SbError, TrainingData,
 };
 
 struct Problem {
@@ -534,5 +535,100 @@ fn auto_search_chooses_on_the_shards_as_on_one_machine() {
         // Several shards choose from the pooled counts too.
         let (split, _) = sharded(&p, &params, &[n / 3, p.n]);
         assert_eq!(split.gt_n_subsets.is_some(), group_tested, "{n} x {d}");
+    }
+}
+
+/// Three tasks of 300, 150 and 60 rows (interleaved) over the problem's
+/// features: task t adds `(t + 1) · x₇` to the shared signal.
+fn with_tasks(p: &Problem) -> (Vec<f64>, Vec<usize>) {
+    let task: Vec<usize> = (0..p.n).map(|r| [0, 1, 0, 2, 0, 1][r % 6]).collect();
+    let y = (0..p.n)
+        .map(|r| p.y[r] + (task[r] + 1) as f64 * p.x[r * p.d + 7].max(0.0))
+        .collect();
+    (y, task)
+}
+
+fn sharded_multitask(
+    p: &Problem,
+    params: &BoosterParams,
+    mt: &MultiTaskParams,
+    bounds: &[usize],
+) -> (MultiTaskModel, Traffic) {
+    let (y, task) = with_tasks(p);
+    let p = Problem {
+        y,
+        x: p.x.clone(),
+        w: None,
+        groups: None,
+        ..*p
+    };
+    let mut start = 0;
+    let parts = shards(&p, params, bounds)
+        .into_iter()
+        .zip(bounds)
+        .map(|((x, shard), &end)| {
+            let t = task[start..end].iter().map(|&t| t as u32).collect();
+            start = end;
+            (x, shard.with_tasks(t).unwrap())
+        })
+        .collect();
+    let mut transport = InProcess::new(parts, &never);
+    let (model, _, traffic) =
+        fit_sharded_multitask(params, mt, 3, &mut transport, &[], &never, &mut |_| true).unwrap();
+    (model, traffic)
+}
+
+#[test]
+fn one_shard_is_the_single_machine_multitask_fit_bit_for_bit() {
+    let p = problem(510, 30, ObjectiveKind::SquaredError, 21);
+    let (y, task) = with_tasks(&p);
+    let variants = [
+        // (search, shared rounds, row subsample, dynamic feature sampling)
+        (SplitSearch::Exhaustive, 0, 1.0, false),
+        (SplitSearch::Exhaustive, 3, 0.7, false),
+        (SplitSearch::GroupTesting, 2, 1.0, false),
+        (SplitSearch::Exhaustive, 0, 0.8, true),
+    ];
+    for (search, shared_rounds, subsample, dynamic) in variants {
+        let params = BoosterParams {
+            penalty: PenaltyKind::Agbm,
+            mu: 0.0,
+            split_search: search,
+            gt_n_features: 3,
+            subsample,
+            feature_sampling: if dynamic {
+                FeatureSampling::Dynamic
+            } else {
+                FeatureSampling::Uniform
+            },
+            colsample_bytree: FeatureCount::Fraction(if dynamic { 0.4 } else { 1.0 }),
+            ..params(ObjectiveKind::SquaredError)
+        };
+        let mt = MultiTaskParams {
+            mu_group: 0.02,
+            mu_task: 0.01,
+            shared_rounds,
+            ..Default::default()
+        };
+        let data = MultiTaskData {
+            data: TrainingData {
+                x: FeatureMatrix::dense(&p.x, p.n, p.d),
+                y: &y,
+                weights: None,
+                group_sizes: None,
+            },
+            task: &task,
+            n_tasks: 3,
+        };
+        let whole = fit_multitask(&data, &params, &mt, &never).unwrap();
+        let (model, traffic) = sharded_multitask(&p, &params, &mt, &[p.n]);
+        let what = format!("{search:?} {shared_rounds} {subsample} {dynamic}");
+        assert!(traffic.trees > 10, "{what}: {} trees", traffic.trees);
+        assert_eq!(model, whole, "{what}");
+        // Several shards: the tasks' planted feature 7 and the shared ones.
+        let (model, _) = sharded_multitask(&p, &params, &mt, &[100, 101, 400, p.n]);
+        for f in [0, 3, 7] {
+            assert!(model.selected_features.contains(&f), "{what}: {f}");
+        }
     }
 }

@@ -22,6 +22,8 @@ dd = pytest.importorskip("dask.dataframe")
 import dask  # noqa: E402
 from distributed import Client, LocalCluster, wait  # noqa: E402
 from sparseboost import (  # noqa: E402
+    MultiTaskSparseBoostClassifier,
+    MultiTaskSparseBoostRegressor,
     SparseBoostClassifier,
     SparseBoostRanker,
     SparseBoostRegressor,
@@ -30,6 +32,8 @@ from sparseboost import (  # noqa: E402
 )
 from sparseboost._matrix import engine_matrix  # noqa: E402
 from sparseboost.dask import (  # noqa: E402
+    DaskMultiTaskSparseBoostClassifier,
+    DaskMultiTaskSparseBoostRegressor,
     DaskSparseBoostClassifier,
     DaskSparseBoostRanker,
     DaskSparseBoostRegressor,
@@ -171,9 +175,10 @@ def test_one_shard_is_the_single_machine_estimator(client, kind, search, tmp_pat
     dask_cls, local_cls = _ESTIMATORS[kind]
     # Row subsampling: the shards grow each tree on the single machine's
     # sample of the rows.
-    params = dict(
-        _PARAMS, split_search=search, gt_n_features=3, gt_max_rows=200, subsample=0.8
-    )
+    params = dict(_PARAMS, split_search=search, gt_n_features=3, gt_max_rows=200, subsample=0.8)
+    if search == "exhaustive":
+        # Dynamic feature sampling: weights from the trees' gains and roots.
+        params.update(feature_sampling="dynamic", colsample_bytree=0.4)
     est = _fit(dask_cls(client=client, **params), dX, da.from_array(y, chunks=-1), group)
     assert est.n_workers_ == 1
     local = _fit(local_cls(**params), X, y, group)
@@ -194,7 +199,7 @@ def _placed(client, blocks, workers):
     ``workers[i]``."""
     futures, parts = [], []
     for block, worker in zip(blocks, workers):
-        futures.append(client.scatter(block, workers=[worker]))
+        futures.append(client.scatter(block, workers=[worker], hash=False))
         parts.append(da.from_delayed(dask.delayed(futures[-1]), block.shape, dtype=block.dtype))
     array = client.persist(da.concatenate(parts))
     wait(array)  # computed where the scattered blocks are, while they are held
@@ -235,8 +240,14 @@ def test_dataframes_keep_feature_names_and_eval_sets_stop_early(client):
 def test_unsupported_settings_and_bad_input_are_clear_errors(client):
     X, y, _ = _problem("regression", n=300)
     dX, dy = da.from_array(X, chunks=(100, X.shape[1])), da.from_array(y, chunks=100)
-    with pytest.raises(ValueError, match="eval_set"):
-        DaskSparseBoostRegressor(client=client, early_stopping_rounds=2).fit(dX, dy)
+    with pytest.raises(ValueError, match="validation_fraction=0.999 of 300 rows"):
+        DaskSparseBoostRegressor(
+            client=client, early_stopping_rounds=2, validation_fraction=0.999
+        ).fit(dX, dy)
+    with pytest.raises(TypeError, match="does not take task"):
+        DaskSparseBoostRegressor(client=client)._dask_fit(
+            dX, dy, None, None, None, None, None, None, task=np.zeros(300)
+        )
     with pytest.raises(TypeError, match="dask array"):
         DaskSparseBoostRegressor(client=client).fit(X, y)
     with pytest.raises(ValueError, match="y has 299 values"):
@@ -296,3 +307,152 @@ def test_a_resumed_fit_is_the_uninterrupted_fit(client):
     with pytest.raises(ValueError, match="features"):
         other = DaskSparseBoostClassifier(client=client, **params)
         other.fit(dX[:, :5], dy, init_model=partial)
+
+
+@pytest.mark.parametrize("kind", list(_ESTIMATORS))
+def test_early_stopping_without_an_eval_set_holds_out_the_single_machines_rows(client, kind):
+    X, y, group = _problem(kind, n=700, d=10, seed=8)
+    params = dict(_PARAMS, n_estimators=80, early_stopping_rounds=3, validation_fraction=0.2)
+    # One chunk: the fit is the single machine's, held-out rows included.
+    dX, dy = da.from_array(X, chunks=-1), da.from_array(y, chunks=-1)
+    dask_cls, local_cls = _ESTIMATORS[kind]
+    est = _fit(dask_cls(client=client, **params), dX, dy, group)
+    local = _fit(local_cls(**params), X, y, group)
+    assert est._model.to_json() == local._model.to_json()
+    assert est.best_iteration_ == local.best_iteration_ is not None
+    assert est.n_trees_ < 80 * (3 if kind == "multiclass" else 1)
+    for name, metrics in local.evals_result_.items():
+        for metric, values in metrics.items():
+            np.testing.assert_array_equal(est.evals_result_[name][metric], values)
+    # Several chunks on both workers: the held-out rows are not trained on.
+    chunks = (175,) * 4
+    if group is not None:
+        chunks, _ = _query_chunks(chunks, group)
+    est = _fit(dask_cls(client=client, **params), dX.rechunk((chunks, -1)), dy, group)
+    trained = sum(len(rows) for rows in est.shard_rows_)
+    if group is None:
+        assert trained == len(y) - int(np.ceil(0.2 * len(y)))
+    else:
+        assert trained < len(y)
+    assert {1, 4} <= set(est.selected_features_)
+
+
+def _tasks_problem(n=900, d=10, seed=9):
+    """Three tasks (string labels) of about 450, 300 and 150 rows:
+    feature 0 matters to all, feature 5 to task "b" only."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    task = np.array(["a", "a", "a", "b", "b", "c"])[rng.integers(0, 6, n)]
+    y = 3 * X[:, 0] + 2.5 * (task == "b") * X[:, 5] + 0.2 * rng.random(n)
+    return X, y, task
+
+
+_MULTITASK = {
+    "regression": (DaskMultiTaskSparseBoostRegressor, MultiTaskSparseBoostRegressor),
+    "binary": (DaskMultiTaskSparseBoostClassifier, MultiTaskSparseBoostClassifier),
+}
+
+
+@pytest.mark.parametrize("kind", list(_MULTITASK))
+def test_dask_multitask_is_the_single_machine_multitask_fit(client, kind, tmp_path):
+    X, y, task = _tasks_problem()
+    if kind == "binary":
+        y = np.where(y > np.median(y), "hi", "lo")
+    dask_cls, local_cls = _MULTITASK[kind]
+    variants = [
+        dict(n_estimators=25, random_state=1),
+        dict(n_estimators=25, random_state=2, shared_rounds=3, subsample=0.8, mu_task=0.02),
+        dict(
+            n_estimators=60,
+            random_state=3,
+            early_stopping_rounds=3,
+            split_search="group_testing",
+            gt_n_features=2,
+        ),
+    ]
+    for params in variants:
+        # One chunk: the single machine's model bit for bit.
+        est = dask_cls(client=client, **params).fit(
+            da.from_array(X, chunks=-1), da.from_array(y, chunks=-1), task
+        )
+        local = local_cls(**params).fit(X, y, task)
+        assert est._model.to_json() == local._model.to_json(), params
+        assert est.best_iteration_ == local.best_iteration_
+        np.testing.assert_array_equal(est.tasks_, local.tasks_)
+    # Two shards of interleaved chunks: the planted features; predictions
+    # mapped with each chunk's tasks are the local estimator's.
+    chunks = (225,) * 4
+    cut = np.cumsum(chunks)[:-1]
+    workers = [sorted(client.ncores())[i % 2] for i in range(len(chunks))]
+    dX = _placed(client, np.split(X, cut), workers)
+    dy = _placed(client, np.split(y, cut), workers)
+    dtask = _placed(client, np.split(task, cut), workers)
+    est = dask_cls(client=client, n_estimators=25, random_state=0).fit(dX, dy, dtask)
+    assert est.n_workers_ == 2
+    assert {0, 5} <= set(est.selected_features_)
+    assert 5 in est.task_selected_features_["b"]
+    local = est.to_local()
+    assert type(local) is local_cls
+    np.testing.assert_array_equal(est.predict(dX, dtask).compute(), local.predict(X, task))
+    np.testing.assert_array_equal(est.predict(dX, "c").compute(), local.predict(X, "c"))
+    if kind == "binary":
+        np.testing.assert_array_equal(
+            est.predict_proba(dX, dtask).compute(), local.predict_proba(X, task)
+        )
+    path = tmp_path / "multitask.json"
+    est.save_model(path)
+    loaded = load_model(path)
+    assert type(loaded) is local_cls
+    np.testing.assert_array_equal(loaded.predict(X, task), local.predict(X, task))
+
+
+def test_dask_multitask_bad_input_is_a_clear_error(client):
+    X, y, task = _tasks_problem(n=300)
+    dX, dy = da.from_array(X, chunks=100), da.from_array(y, chunks=100)
+    with pytest.raises(ValueError, match="task must hold"):
+        DaskMultiTaskSparseBoostRegressor(client=client).fit(dX, dy, None)
+    with pytest.raises(ValueError, match="task has 299 values"):
+        DaskMultiTaskSparseBoostRegressor(client=client).fit(dX, dy, task[:299])
+    lonely = task.copy()
+    lonely[0] = "z"
+    with pytest.raises(ValueError, match="at least 2 rows.*'z': 1"):
+        DaskMultiTaskSparseBoostRegressor(client=client).fit(dX, dy, lonely)
+    with pytest.raises(TypeError, match="shared_rounds"):
+        DaskMultiTaskSparseBoostRegressor(client=client, shared_rounds=1.5).fit(dX, dy, task)
+
+
+@pytest.mark.timeout(180)
+def test_a_multiclass_fit_resumed_after_a_killed_worker_is_the_uninterrupted_fit():
+    X, y, _ = _problem("multiclass", n=1200, d=12, seed=10)
+    cut = np.cumsum((300,) * 4)[:-1]
+    with _cluster() as cluster, Client(cluster) as client:
+
+        def placed():
+            # Chunks 0 and 2 on one worker, 1 and 3 on the other: the same
+            # two shards, whichever workers hold them.
+            first, second = sorted(client.ncores())
+            workers = [first, second, first, second]
+            return [_placed(client, np.split(v, cut), workers) for v in (X, y)]
+
+        params = dict(_PARAMS, n_estimators=12, split_search="group_testing", gt_n_features=3)
+        dX, dy = placed()
+        whole = DaskSparseBoostClassifier(client=client, **params).fit(dX, dy)
+        victim = sorted(client.ncores())[1]
+        pid = client.run(os.getpid, workers=[victim])[victim]
+
+        def kill(report):
+            if report.round == 4:
+                os.kill(pid, signal.SIGKILL)
+
+        with pytest.raises(ShardLostError) as lost:
+            DaskSparseBoostClassifier(client=client, callbacks=[kill], **params).fit(dX, dy)
+        partial = lost.value.partial
+        assert 0 < partial.n_trees_ < whole.n_trees_
+        client.wait_for_workers(2, timeout=60)
+        dX, dy = placed()
+        resumed = DaskSparseBoostClassifier(client=client, **params)
+        resumed.fit(dX, dy, init_model=partial)
+        for a, b in zip(resumed.shard_rows_, whole.shard_rows_, strict=True):
+            np.testing.assert_array_equal(a, b)
+        assert resumed._model.to_json() == whole._model.to_json()
+        np.testing.assert_array_equal(resumed.evals_result_, whole.evals_result_)

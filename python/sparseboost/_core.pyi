@@ -258,6 +258,7 @@ class Shard:
         sample_weight: npt.NDArray[np.float64] | None,
         group: npt.NDArray[np.uintp] | None,
         params: BoosterParams,
+        task: npt.NDArray[np.uint32] | None = None,
     ) -> None: ...
     def handle(self, request: bytes) -> bytes:
         """Run one encoded request; the encoded reply. Releases the GIL."""
@@ -270,11 +271,14 @@ def fit_sharded(
     eval_sets: list[EvalSet] = ...,
     callback: Callable[[int, float, list[list[float]], int, float], bool] | None = None,
     init_model: Model | None = None,
-) -> tuple[Model, dict[str, Any], dict[str, Any]]:
+    multitask: tuple[int, float, list[float], npt.NDArray[np.bool_] | None, int] | None = None,
+) -> tuple[Model | MultiTaskModel, dict[str, Any], dict[str, Any]]:
     """Fit on `n_shards` shards reached through `exchange` (one request per
-    shard out, one reply per shard back); `(model, history, traffic)`. An
-    error during boosting carries the model of the rounds completed as its
-    `partial_model` attribute."""
+    shard out, one reply per shard back); `(model, history, traffic)`. With
+    `multitask = (n_tasks, mu_group, mu_task, task_feature_mask,
+    shared_rounds)` the shards hold their rows' tasks and the model is a
+    `MultiTaskModel`. An error during boosting carries the model of the
+    rounds completed as its `partial_model` attribute."""
 
 def _work_for_tests(seconds: float) -> None:
     """Work for `seconds` ignoring the stop flag, then succeed (tests)."""

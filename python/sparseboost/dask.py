@@ -24,9 +24,16 @@ single machine's rule.
 
 Row subsampling (``subsample < 1``) draws the single machine's sample of
 the pooled rows on the client and sends each shard its part; with one
-partition the fit is the single machine's bit for bit. Not distributed yet
-(an error says so): early stopping without an ``eval_set`` (no rows are
-held out of the shards; the evaluation sets are scored on the client).
+partition the fit is the single machine's bit for bit.
+
+``DaskMultiTaskSparseBoostRegressor`` and ``DaskMultiTaskSparseBoostClassifier``
+fit one model per task, as their single-machine classes do: every shard
+holds its rows' tasks and computes each task's gradients and losses.
+
+Early stopping without an ``eval_set`` holds out ``validation_fraction`` of
+the rows (queries), drawn as the single machine draws them: the held-out
+rows are computed here and scored on the client, the others stay on the
+workers.
 """
 
 from __future__ import annotations
@@ -42,9 +49,16 @@ from . import _core, _training
 from ._matrix import engine_matrix
 from ._validation import check_labels_sortable
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
+from .multitask import (
+    MultiTaskSparseBoostClassifier,
+    MultiTaskSparseBoostRegressor,
+    _encode_tasks,
+)
 from .ranker import SparseBoostRanker
 
 __all__ = [
+    "DaskMultiTaskSparseBoostClassifier",
+    "DaskMultiTaskSparseBoostRegressor",
     "DaskSparseBoostClassifier",
     "DaskSparseBoostRanker",
     "DaskSparseBoostRegressor",
@@ -59,7 +73,7 @@ class _ShardActor:
     """The actor on one worker: its chunks of X, y (and weights, query
     sizes) as one ``_core.Shard``."""
 
-    def __init__(self, x_parts, y_parts, w_parts, group, params):
+    def __init__(self, x_parts, y_parts, w_parts, group, params, task_parts=None):
         if any(sp.issparse(p) for p in x_parts):
             X = sp.vstack([sp.csc_matrix(p) for p in x_parts], format="csc")
         else:
@@ -73,7 +87,10 @@ class _ShardActor:
             group = np.array(group, dtype=np.uintp)  # owned and aligned, whatever unpickling gave
         # The shard computes on its worker's threads, not the client's n_jobs.
         params = dict(params, n_threads=_worker_threads())
-        self._shard = _core.Shard(self._x, y, w, group, params)
+        task = None
+        if task_parts is not None:
+            task = np.ascontiguousarray(np.concatenate(task_parts), dtype=np.uint32)
+        self._shard = _core.Shard(self._x, y, w, group, params, task)
 
     def handle(self, request: bytes) -> np.ndarray:
         # An array travels as an out-of-band buffer (pickle protocol 5),
@@ -235,7 +252,16 @@ class _DaskFit:
         return sorted(set(cls._local_class._get_param_names()) | {"client", "timeout"})
 
     def _dask_fit(
-        self, X, y, sample_weight, group, eval_set, eval_sample_weight, eval_group, init_model
+        self,
+        X,
+        y,
+        sample_weight,
+        group,
+        eval_set,
+        eval_sample_weight,
+        eval_group,
+        init_model,
+        task=None,
     ):
         from distributed import default_client, wait
 
@@ -243,58 +269,55 @@ class _DaskFit:
         client = self.client if self.client is not None else default_client()
         X, names = _as_dask_matrix(X)
         n, d = X.shape
-        row_chunks = X.chunks[0]
-        chunk_groups = None
         if self._ranking:
             group = _training.check_group(group, n)
-            row_chunks, chunk_groups = _query_chunks(row_chunks, group)
-            X = X.rechunk({0: row_chunks})
         elif group is not None:
             raise TypeError(f"{type(self).__name__}.fit does not take group (only rankers do)")
-        y = _as_dask_vector(y, "y", row_chunks)
+        y = _as_dask_vector(y, "y", X.chunks[0])
         w = None
         if sample_weight is not None:
-            w = _as_dask_vector(sample_weight, "sample_weight", row_chunks).astype(np.float64)
-        y = self._encode_dask_target(y)
+            w = _as_dask_vector(sample_weight, "sample_weight", X.chunks[0]).astype(np.float64)
         self.n_features_in_ = d
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
+        y, task = self._encode_dask_targets(y, task)
         params = self._engine_params()
-        evals = _training.eval_sets(
-            self,
-            _computed(eval_set),
-            _computed(eval_sample_weight),
-            eval_group,
-            self._encode_eval_target,
-        )
+        evals = self._eval_sets(eval_set, eval_sample_weight, eval_group)
         if not evals and self.early_stopping_rounds is not None:
-            raise ValueError(
-                "early_stopping_rounds on Dask needs an eval_set: no rows are held out of "
-                "the shards"
-            )
+            (X, y, w, group, task), evals = _hold_out(self, params["seed"], X, y, w, group, task)
+        row_chunks = X.chunks[0]
+        chunk_groups = None
+        if self._ranking:
+            row_chunks, chunk_groups = _query_chunks(row_chunks, group)
+            X = X.rechunk({0: row_chunks})
+        y = y.rechunk((row_chunks,))
+        w = None if w is None else w.rechunk((row_chunks,))
+        task = None if task is None else task.rechunk((row_chunks,))
         init = self._check_init(init_model)
-        parts = [X, y] if w is None else [X, y, w]
-        parts = client.persist(parts)
-        wait(parts)
-        chunks = [_chunk_futures(p) for p in parts]
-        holders = client.who_has(chunks[0])
-        owner = [sorted(holders[f.key])[0] for f in chunks[0]]
+        named = {k: v for k, v in {"X": X, "y": y, "w": w, "task": task}.items() if v is not None}
+        persisted = client.persist(list(named.values()))
+        wait(persisted)
+        chunks = {k: _chunk_futures(p) for k, p in zip(named, persisted)}
+        holders = client.who_has(chunks["X"])
+        owner = [sorted(holders[f.key])[0] for f in chunks["X"]]
         workers = list(dict.fromkeys(owner))
         futures = []
         for worker in workers:
             ids = [i for i, o in enumerate(owner) if o == worker]
+            held = {k: [v[i] for i in ids] for k, v in chunks.items()}
             futures.append(
                 client.submit(
                     _ShardActor,
-                    [chunks[0][i] for i in ids],
-                    [chunks[1][i] for i in ids],
-                    None if w is None else [chunks[2][i] for i in ids],
+                    held["X"],
+                    held["y"],
+                    held.get("w"),
                     None
                     if chunk_groups is None
                     else np.concatenate([chunk_groups[i] for i in ids]),
                     params,
+                    held.get("task"),
                     workers=[worker],
                     allow_other_workers=False,
                     actor=True,
@@ -314,6 +337,7 @@ class _DaskFit:
                 eval_sets=evals,
                 callback=callback,
                 init_model=init,
+                multitask=self._multitask_settings(),
             )
         except ShardLostError as e:
             e.partial = self._partial(getattr(e, "partial_model", None))
@@ -321,7 +345,6 @@ class _DaskFit:
         finally:
             client.cancel(futures)
         _training.set_history(self, history, set_names)
-        self.mu_max_ = history["mu_max"]
         self.n_workers_ = len(workers)
         starts = np.concatenate([[0], np.cumsum(row_chunks)])
         self.shard_rows_ = [
@@ -330,8 +353,31 @@ class _DaskFit:
             )
             for worker in workers
         ]
-        _training.warn_if_nothing_paid(self)
+        self._after_fit(history)
         return self
+
+    def _eval_sets(self, eval_set, eval_sample_weight, eval_group):
+        return _training.eval_sets(
+            self,
+            _computed(eval_set),
+            _computed(eval_sample_weight),
+            eval_group,
+            self._encode_eval_target,
+        )
+
+    def _multitask_settings(self):
+        return None
+
+    def _after_fit(self, history):
+        self.mu_max_ = history["mu_max"]
+        _training.warn_if_nothing_paid(self)
+
+    def _encode_dask_targets(self, y, task):
+        """``y`` as the engine's targets and the rows' task codes (Dask
+        arrays chunked as ``y``; no tasks here)."""
+        if task is not None:
+            raise TypeError(f"{type(self).__name__}.fit does not take task")
+        return self._encode_dask_target(y), None
 
     def _encode_dask_target(self, y):
         return y.astype(np.float64)
@@ -400,6 +446,35 @@ class _DaskFit:
     def predict(self, X):
         """Predictions: a Dask array mapped over ``X``'s row chunks."""
         return self._map_rows(X, "predict", False)
+
+
+def _hold_out(estimator, seed, X, y, w, group, task):
+    """Early stopping without ``eval_set``: the rows (queries) that
+    ``validation_fraction`` holds out, drawn as the single-machine fit draws
+    them (stratified by class or task). Returns the training part as Dask
+    arrays ``(X, y, w, group, task)`` and the held-out part computed here,
+    as the engine's evaluation set."""
+    strata = task if task is not None else (y if estimator._labels else None)
+    if strata is not None:
+        strata = np.asarray(strata.compute())
+    train, valid, train_group, valid_group = _training._holdout_rows(
+        estimator.validation_fraction, X.shape[0], seed, strata, group
+    )
+
+    def held_out(v, dtype=np.float64):
+        # Aligned: arrays unpickled from a worker may not be.
+        return None if v is None else np.require(v[valid].compute(), dtype, ["C", "A"])
+
+    X_v = X[valid].compute()
+    X_v = X_v if sp.issparse(X_v) else _float_array(X_v)
+    evals = [
+        (engine_matrix(X_v, "csc"), held_out(y), held_out(w), valid_group, held_out(task, np.uintp))
+    ]
+
+    def kept(v):
+        return None if v is None else v[train]
+
+    return (kept(X), kept(y), kept(w), train_group, kept(task)), evals
 
 
 def _computed(value):
@@ -499,3 +574,120 @@ class DaskSparseBoostRanker(_DaskFit, SparseBoostRanker):
         return self._dask_fit(
             X, y, sample_weight, group, eval_set, eval_sample_weight, eval_group, init_model
         )
+
+
+class _DaskMultiTask(_DaskFit):
+    """What the Dask multitask estimators add to ``_DaskFit``: the rows'
+    tasks travel to the shards beside ``y``, and ``predict`` maps each row
+    chunk with its tasks."""
+
+    _ranking = False
+
+    def fit(self, X, y, task, sample_weight=None, *, eval_set=None, eval_sample_weight=None):
+        """Fit on a Dask ``X`` (rows chunked), ``y`` and each row's ``task``
+        label (Dask or NumPy, one per row); ``eval_set`` is a list of
+        ``(X, y, task)`` held and scored on the client."""
+        self._shared_rounds()  # a bad shared_rounds fails before any work
+        return self._dask_fit(
+            X, y, sample_weight, None, eval_set, eval_sample_weight, None, None, task=task
+        )
+
+    def _encode_dask_targets(self, y, task):
+        """Tasks and targets checked as the single-machine fit checks them
+        (both are 1-D, so they are computed here), then chunked as ``X``'s
+        rows again."""
+        import dask.array as da
+
+        if task is None:
+            raise ValueError("task must hold each row's task label, got None")
+        chunks = y.chunks
+        task = _as_dask_vector(task, "task", chunks[0])
+        task, y = (np.asarray(v) for v in da.compute(task, y))
+        self.tasks_, codes = _encode_tasks(task, len(task))
+        counts = np.bincount(codes, minlength=len(self.tasks_))
+        if np.any(counts < 2):
+            labels = self.tasks_.tolist()
+            few = {labels[t]: int(counts[t]) for t in np.flatnonzero(counts < 2)}
+            raise ValueError(f"every task needs at least 2 rows; rows per task: {few}")
+        y = np.ascontiguousarray(self._encode_target(y, codes), dtype=np.float64)
+        return da.from_array(y, chunks=chunks), da.from_array(
+            codes.astype(np.uint32), chunks=chunks
+        )
+
+    def _eval_sets(self, eval_set, eval_sample_weight, eval_group):
+        return _training.eval_sets(
+            self,
+            _computed(eval_set),
+            _computed(eval_sample_weight),
+            None,
+            self._encode_eval_target,
+            task=lambda t, n: np.ascontiguousarray(self._task_codes(t, n), dtype=np.uintp),
+        )
+
+    def _multitask_settings(self):
+        return (
+            len(self.tasks_),
+            self._mu("mu_group"),
+            self._mu_task(),
+            self._mask(),
+            self._shared_rounds(),
+        )
+
+    def _after_fit(self, history):
+        pass
+
+    def _check_init(self, init_model):
+        return None
+
+    def _map_rows(self, X, method, shape_after, task=None):
+        """``method(X, task)`` of the local estimator over every row chunk
+        of a Dask ``X`` with its rows' tasks."""
+        import dask.array as da
+        import dask.dataframe as dd
+
+        local = self.to_local()
+        if not isinstance(X, (da.Array, dd.DataFrame)):
+            return getattr(local, method)(X, _computed(task))
+        X, _ = _as_dask_matrix(X)
+        if np.ndim(task) == 0 and not isinstance(task, da.Array):
+            task = da.full(X.shape[0], task, chunks=(X.chunks[0],))
+        task = _as_dask_vector(task, "task", X.chunks[0])
+
+        def block(x, t):
+            return getattr(local, method)(x, t[:, 0])
+
+        out = getattr(local, method)(np.zeros((1, X.shape[1]), dtype=X.dtype), local.tasks_[:1])
+        meta = np.empty((0,) * out.ndim, dtype=out.dtype)
+        if shape_after:
+            chunks = (X.chunks[0], (out.shape[1],))
+            return da.map_blocks(block, X, task[:, None], chunks=chunks, meta=meta)
+        return da.map_blocks(block, X, task[:, None], drop_axis=1, meta=meta)
+
+    def predict(self, X, task):
+        """Predictions: a Dask array mapped over ``X``'s row chunks with
+        each row's ``task`` (or one label for every row)."""
+        return self._map_rows(X, "predict", False, task)
+
+
+class DaskMultiTaskSparseBoostRegressor(_DaskMultiTask, MultiTaskSparseBoostRegressor):
+    """:class:`~sparseboost.MultiTaskSparseBoostRegressor` trained on a Dask
+    cluster (``client`` and ``timeout`` as :class:`DaskSparseBoostRegressor`).
+    With one partition the model is the single machine's bit for bit."""
+
+    _local_class = MultiTaskSparseBoostRegressor
+
+
+class DaskMultiTaskSparseBoostClassifier(_DaskMultiTask, MultiTaskSparseBoostClassifier):
+    """:class:`~sparseboost.MultiTaskSparseBoostClassifier` trained on a
+    Dask cluster (``client`` and ``timeout`` as
+    :class:`DaskSparseBoostRegressor`)."""
+
+    _local_class = MultiTaskSparseBoostClassifier
+
+    def decision_function(self, X, task):
+        """Logit of the positive class, mapped over ``X``'s row chunks."""
+        return self._map_rows(X, "decision_function", False, task)
+
+    def predict_proba(self, X, task):
+        """Class probabilities, mapped over ``X``'s row chunks."""
+        return self._map_rows(X, "predict_proba", True, task)

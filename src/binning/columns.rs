@@ -93,16 +93,23 @@ pub(crate) struct Shape {
 impl Shape {
     /// The shape of a column with these bin counts.
     pub fn of_counts(counts: &[u32; 256]) -> Shape {
-        let mut default_bin = 0;
-        for (b, &c) in counts.iter().enumerate() {
-            if c > counts[default_bin] {
-                default_bin = b;
+        Shape::of_bin_counts(counts.iter().map(|&c| u64::from(c)))
+    }
+
+    /// The shape of a column with these counts, bin after bin (a
+    /// distributed fit's counts pooled from its shards).
+    pub fn of_bin_counts(counts: impl Iterator<Item = u64>) -> Shape {
+        let (mut default_bin, mut most, mut occupied) = (0, 0, 0);
+        for (b, c) in counts.enumerate() {
+            if c > most {
+                (default_bin, most) = (b, c);
             }
+            occupied += usize::from(c > 0);
         }
         Shape {
             default_bin: default_bin as u8,
-            most: counts[default_bin] as usize,
-            occupied: counts.iter().filter(|&&c| c > 0).count(),
+            most: most as usize,
+            occupied,
         }
     }
 
@@ -129,6 +136,22 @@ impl Shape {
     /// Rows fall in two bins at least, so a split can use the feature.
     pub fn is_splittable(&self) -> bool {
         self.occupied >= 2
+    }
+
+    /// Splittable, with `min_samples_leaf` of the `n_rows` rows outside the
+    /// most frequent bin (see [`super::BinnedData::require_rows_per_leaf`]).
+    pub fn can_split(&self, n_rows: usize, min_samples_leaf: usize) -> bool {
+        self.is_splittable() && n_rows - self.most >= min_samples_leaf
+    }
+
+    /// The share of the rows a histogram of the column reads: its rows
+    /// outside the most frequent bin when it is stored sparse, else all.
+    pub fn density(&self, n_rows: usize) -> f64 {
+        if self.is_sparse(n_rows) {
+            (n_rows - self.most) as f64 / n_rows as f64
+        } else {
+            1.0
+        }
     }
 }
 

@@ -20,7 +20,8 @@ use crate::error::{Result, SbError};
 use crate::interrupt::ShouldStop;
 use crate::matrix::{FeatureMatrix, Layout, Values};
 use crate::rng::Rng;
-use columns::{Shape, Stored};
+pub(crate) use columns::Shape;
+use columns::Stored;
 
 /// The cut points of one feature: value `v` falls in bin `b` when
 /// `thresholds[b-1] < v <= thresholds[b]`; NaN falls in [`BinMapper::missing_bin`].

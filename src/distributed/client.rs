@@ -10,9 +10,9 @@ use super::group_search::ClientTests;
 use super::protocol::{Op, Output, SampleValues};
 use super::scores::ShardScores;
 use super::transport::Transport;
-use crate::binning::BinMapper;
-use crate::booster::check_eval_set;
-use crate::data::{query_ranges, validate_targets, TrainingData, MAX_FEATURES, MAX_ROWS};
+use crate::binning::{BinMapper, Shape};
+use crate::booster;
+use crate::data::{validate_targets, TrainingData, MAX_FEATURES, MAX_ROWS};
 use crate::error::{Result, SbError};
 use crate::evaluation::EvalSet;
 use crate::group_testing::DataShape;
@@ -20,12 +20,12 @@ use crate::grower::TreeGrower;
 use crate::interrupt::{self, ShouldStop};
 use crate::matrix::FeatureMatrix;
 use crate::model::Model;
-use crate::objective::{objective_for, Targets};
+use crate::multitask::{self, validate_tasks, MultiTaskModel, MultiTaskParams};
+use crate::objective::objective_for;
 use crate::params::{BoosterParams, SplitSearch};
 use crate::rng::Rng;
-use crate::selection::Selection;
 use crate::threads;
-use crate::trainer::{self, History, Job, Observer, Plan, Population, Setup};
+use crate::trainer::{self, History, Observer, Setup};
 use crate::units::Units;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -40,7 +40,6 @@ use std::time::Instant;
 /// boosting goes on from the next round, as the fit would have. When a fit
 /// fails during boosting, `partial` receives the model of the rounds it
 /// completed (if any), to resume from.
-///
 pub fn fit_sharded(
     params: &BoosterParams,
     transport: &mut dyn Transport,
@@ -50,6 +49,60 @@ pub fn fit_sharded(
     should_stop: &ShouldStop,
     observer: &mut Observer,
 ) -> Result<(Model, History, Traffic)> {
+    let what = Sharded::Model { init, partial };
+    match start(params, what, transport, evals, should_stop, observer)? {
+        (Fitted::Model(model), history, traffic) => Ok((model, history, traffic)),
+        _ => unreachable!("a one-model fit"),
+    }
+}
+
+/// [`crate::multitask::fit_multitask_with`] on the shards behind
+/// `transport`, whose rows carry their tasks (in `0..n_tasks`; see
+/// [`super::Shard::with_tasks`]); `evals` are held by the client.
+pub fn fit_sharded_multitask(
+    params: &BoosterParams,
+    mt: &MultiTaskParams,
+    n_tasks: usize,
+    transport: &mut dyn Transport,
+    evals: &[EvalSet],
+    should_stop: &ShouldStop,
+    observer: &mut Observer,
+) -> Result<(MultiTaskModel, History, Traffic)> {
+    let what = Sharded::MultiTask { mt, n_tasks };
+    match start(params, what, transport, evals, should_stop, observer)? {
+        (Fitted::MultiTask(model), history, traffic) => Ok((model, history, traffic)),
+        _ => unreachable!("a multitask fit"),
+    }
+}
+
+/// What a sharded fit grows: the plan the pooled targets make.
+enum Sharded<'a> {
+    /// One model ([`fit_sharded`]).
+    Model {
+        init: Option<&'a Model>,
+        partial: &'a mut Option<Model>,
+    },
+    /// One model per task ([`fit_sharded_multitask`]).
+    MultiTask {
+        mt: &'a MultiTaskParams,
+        n_tasks: usize,
+    },
+}
+
+/// What a sharded fit made, by [`Sharded`].
+enum Fitted {
+    Model(Model),
+    MultiTask(MultiTaskModel),
+}
+
+fn start(
+    params: &BoosterParams,
+    what: Sharded,
+    transport: &mut dyn Transport,
+    evals: &[EvalSet],
+    should_stop: &ShouldStop,
+    observer: &mut Observer,
+) -> Result<(Fitted, History, Traffic)> {
     params.validate()?;
     if transport.n_shards() == 0 {
         return Err(SbError::InvalidInput(
@@ -65,17 +118,10 @@ pub fn fit_sharded(
         boosting: false,
         pending: Vec::new(),
     };
-    threads::install_own(params.n_threads, || {
-        run(
-            params,
-            &mut channel,
-            evals,
-            init,
-            partial,
-            should_stop,
-            observer,
-        )
-    })?
+    let (fitted, history) = threads::install_own(params.n_threads, || {
+        run(params, what, &mut channel, evals, should_stop, observer)
+    })??;
+    Ok((fitted, history, channel.traffic))
 }
 
 /// The targets pooled from every shard, in row order.
@@ -85,6 +131,7 @@ struct Pooled {
     y: Vec<f64>,
     weights: Option<Vec<f64>>,
     group_sizes: Option<Vec<usize>>,
+    task: Option<Vec<usize>>,
 }
 
 fn pool_targets(channel: &mut Channel) -> Result<Pooled> {
@@ -108,14 +155,22 @@ fn pool_targets(channel: &mut Channel) -> Result<Pooled> {
             y,
             weights,
             group_sizes,
-        } => Some((y.clone(), weights.clone(), group_sizes.clone())),
+            task,
+        } => Some((
+            y.clone(),
+            weights.clone(),
+            group_sizes.clone(),
+            task.clone(),
+        )),
         _ => None,
     })?;
+    let all_or_none = |count: usize| count == 0 || count == targets.len();
     let weighted = targets.iter().filter(|t| t.1.is_some()).count();
     let grouped = targets.iter().filter(|t| t.2.is_some()).count();
-    if (weighted != 0 && weighted != targets.len()) || (grouped != 0 && grouped != targets.len()) {
+    let tasked = targets.iter().filter(|t| t.3.is_some()).count();
+    if !all_or_none(weighted) || !all_or_none(grouped) || !all_or_none(tasked) {
         return Err(SbError::InvalidInput(
-            "either every shard has sample weights (query groups) or none has".into(),
+            "either every shard has sample weights (query groups, tasks) or none has".into(),
         ));
     }
     let mut pooled = Pooled {
@@ -124,9 +179,13 @@ fn pool_targets(channel: &mut Channel) -> Result<Pooled> {
         y: Vec::new(),
         weights: (weighted > 0).then(Vec::new),
         group_sizes: (grouped > 0).then(Vec::new),
+        task: (tasked > 0).then(Vec::new),
     };
-    for (y, w, g) in targets {
+    for (y, w, g, t) in targets {
         pooled.y.extend(y);
+        if let (Some(all), Some(t)) = (&mut pooled.task, t) {
+            all.extend(t.iter().map(|&t| t as usize));
+        }
         if let (Some(all), Some(w)) = (&mut pooled.weights, w) {
             all.extend(w);
         }
@@ -222,22 +281,13 @@ fn pooled_binning(
         }
         _ => None,
     })?;
-    let totals: Vec<Vec<u64>> = (0..d)
-        .map(|f| {
-            (0..bins[f])
-                .map(|b| counts.iter().map(|c| c[f][b]).sum())
-                .collect()
-        })
+    // Bin by bin, the shards' counts of each feature, summed.
+    let shapes: Vec<Shape> = (0..d)
+        .map(|f| Shape::of_bin_counts((0..bins[f]).map(|b| counts.iter().map(|c| c[f][b]).sum())))
         .collect();
-    let splittable: Vec<bool> = totals
-        .iter()
-        .map(|total| {
-            let occupied = total.iter().filter(|&&c| c > 0).count();
-            let most = total.iter().copied().max().unwrap_or(0);
-            occupied >= 2 && n as u64 - most >= params.min_samples_leaf as u64
-        })
-        .collect();
-    let shape = DataShape::of_counts(n, &mappers, &splittable, &totals);
+    let msl = params.min_samples_leaf;
+    let splittable: Vec<bool> = shapes.iter().map(|s| s.can_split(n, msl)).collect();
+    let shape = DataShape::of_shapes(n, &mappers, &splittable, &shapes);
     Ok((mappers, splittable, shape))
 }
 
@@ -274,13 +324,12 @@ fn fit_block<T: Copy + Into<f64> + Sync>(
 
 fn run(
     params: &BoosterParams,
+    what: Sharded,
     channel: &mut Channel,
     evals: &[EvalSet],
-    init: Option<&Model>,
-    partial: &mut Option<Model>,
     should_stop: &ShouldStop,
     observer: &mut Observer,
-) -> Result<(Model, History, Traffic)> {
+) -> Result<(Fitted, History)> {
     let started = Instant::now();
     let pooled = pool_targets(channel)?;
     let (n, d) = (
@@ -298,53 +347,52 @@ fn run(
     }
     let (weights, groups) = (pooled.weights.as_deref(), pooled.group_sizes.as_deref());
     validate_targets(n, &pooled.y, weights, groups)?;
-    params.validate_for(d)?;
     let objective = objective_for(params);
-    let queries = groups.map(query_ranges);
     let as_data = TrainingData {
         x: FeatureMatrix::dense(&[], 0, d),
         y: &pooled.y,
         weights,
         group_sizes: groups,
     };
-    let user_targets = Targets {
-        y: &pooled.y,
-        weights,
-        queries: queries.as_deref(),
-    };
-    objective.check_targets(&user_targets)?;
-    for (s, eval) in evals.iter().enumerate() {
-        check_eval_set(s, eval, &as_data, objective.as_ref())?;
-    }
     let units = Units::for_data(params.objective, &pooled.y, weights);
-    let (y, w) = (units.targets(&pooled.y), units.weights(weights));
-    let mut base = objective.init_scores(&Targets {
-        y: &y,
-        weights: w.as_deref(),
-        queries: queries.as_deref(),
-    });
-    if let Some(init) = init {
-        if init.n_features != d || init.n_outputs != base.len() {
-            return Err(SbError::InvalidInput(format!(
-                "init_model has {} features and {} outputs; this fit has {d} and {}",
-                init.n_features,
-                init.n_outputs,
-                base.len()
-            )));
+    let setting = (params, objective.as_ref(), units);
+    let multitask = matches!(what, Sharded::MultiTask { .. });
+    let (plan, init, partial) = match what {
+        Sharded::Model { init, partial } => {
+            if pooled.task.is_some() {
+                return bad("the shards hold tasks: fit them with a multitask fit".into());
+            }
+            booster::check_inputs(params, &as_data, objective.as_ref(), evals)?;
+            let population = booster::population(&units, &pooled.y, weights, groups);
+            let base = match init {
+                None => objective.init_scores(&population.targets()),
+                Some(init) => resumed_base(init, d, objective.n_outputs(), &units)?,
+            };
+            (
+                booster::plan(setting, population, base, d, evals),
+                init,
+                Some(partial),
+            )
         }
-        // The resumed fit keeps its base score (shards in another order
-        // would sum the targets to one a last bit apart).
-        base = init
-            .base_score
-            .iter()
-            .map(|&b| units.from_output(b))
-            .collect();
-    }
+        Sharded::MultiTask { mt, n_tasks } => {
+            let Some(task) = pooled.task.as_deref() else {
+                return bad("a multitask fit needs the shards' tasks".into());
+            };
+            validate_tasks(task, n_tasks, weights, n)?;
+            multitask::check_inputs(params, mt, &as_data, n_tasks, objective.as_ref(), evals)?;
+            let targets = (&pooled.y[..], weights, task);
+            (
+                multitask::plan(setting, mt, targets, (n_tasks, d), evals),
+                None,
+                None,
+            )
+        }
+    };
     let (mappers, splittable, shape) = pooled_binning(channel, params, &pooled, should_stop)?;
     channel.all(vec![Op::Setup {
         splittable: splittable.clone(),
         units,
-        base_scores: base.clone(),
+        base_scores: plan.base_scores.clone(),
     }])?;
     channel.boosting = true;
     channel.traffic.seconds.setup = started.elapsed().as_secs_f64();
@@ -370,24 +418,6 @@ fn run(
         tests.is_some(),
         should_stop,
     );
-    let k = objective.n_outputs();
-    let plan = Plan {
-        n_features: d,
-        params,
-        objective: objective.as_ref(),
-        units,
-        populations: vec![Population {
-            rows: None,
-            y,
-            weights: w,
-            queries,
-        }],
-        jobs: (0..k).map(|o| Job::of_model(0, o, 0)).collect(),
-        base_scores: vec![base],
-        selection: Selection::single(params, d, &units),
-        evals,
-        shared_start: None,
-    };
     let setup = Setup {
         mappers: &mappers,
         splittable: &splittable,
@@ -403,14 +433,38 @@ fn run(
         channel: &mut *channel,
         grower,
         mappers: &mappers,
-        n_rows: n,
+        population_rows: plan.populations.iter().map(|p| p.y.len()).collect(),
         starts,
         tests,
         subsampled: params.subsample < 1.0,
     };
+    let mut no_partial = None;
+    let partial = partial.unwrap_or(&mut no_partial);
     let trained = trainer::train(plan, setup, &mut backend, partial, should_stop, observer)?;
     let seconds = &mut channel.traffic.seconds;
     seconds.boosting = started.elapsed().as_secs_f64() - seconds.setup;
-    let model = trained.models.into_iter().next().expect("one model");
-    Ok((model, trained.history, channel.traffic))
+    Ok(if multitask {
+        let (model, history) = multitask::finish(trained, d);
+        (Fitted::MultiTask(model), history)
+    } else {
+        let model = trained.models.into_iter().next().expect("one model");
+        (Fitted::Model(model), trained.history)
+    })
+}
+
+/// The base scores of a fit resumed from `init` (in the fit's units):
+/// the model's own (shards in another order would sum the targets to one
+/// a last bit apart).
+fn resumed_base(init: &Model, d: usize, k: usize, units: &Units) -> Result<Vec<f64>> {
+    if init.n_features != d || init.n_outputs != k {
+        return Err(SbError::InvalidInput(format!(
+            "init_model has {} features and {} outputs; this fit has {d} and {k}",
+            init.n_features, init.n_outputs
+        )));
+    }
+    Ok(init
+        .base_score
+        .iter()
+        .map(|&b| units.from_output(b))
+        .collect())
 }

@@ -28,6 +28,6 @@ mod shard_tests;
 pub mod transport;
 
 pub use channel::{Counter, Timing, Traffic};
-pub use client::fit_sharded;
+pub use client::{fit_sharded, fit_sharded_multitask};
 pub use shard::Shard;
 pub use transport::{InProcess, Transport};

@@ -25,8 +25,10 @@ use crate::split::{NodeStats, SplitCandidate, SplitConstraints};
 pub(super) struct ShardNodes<'c, 't> {
     pub channel: &'c mut Channel<'t>,
     pub output: usize,
+    /// The plan's population the tree is grown on.
+    pub population: usize,
     pub n_rows: usize,
-    pub sample: Option<&'c [Vec<u32>]>,
+    pub sample: Option<Vec<Vec<u32>>>,
     pub mappers: &'c [BinMapper],
     /// Group testing's subsets and plan, when the fit uses it.
     pub tests: Option<&'c ClientTests>,
@@ -66,9 +68,10 @@ impl NodeSource for ShardNodes<'_, '_> {
         let histogram = hist.as_ref().map(|h| histogram_op(0, h.features));
         let requests = (0..self.channel.traffic.shards)
             .map(|s| {
-                let rows = self.sample.map(|sample| sample[s].clone());
+                let rows = self.sample.as_ref().map(|sample| sample[s].clone());
                 let root = Op::Root {
                     output: self.output as u32,
+                    population: self.population as u32,
                     rows,
                 };
                 std::iter::once(root).chain(histogram.clone()).collect()

@@ -38,19 +38,26 @@ pub enum Op {
     },
     /// Reply [`Output::BinCounts`] for features `.0..`.1` of the binned rows.
     BinCounts((u32, u32)),
-    /// Which features can split, the fit's units and the K base scores:
-    /// the shard sets its scores to the base scores.
+    /// Which features can split, the fit's units and each model's K base
+    /// scores. The shard's populations are then every row (one model), or
+    /// each task's rows and then every row (one model per task: rows of
+    /// task t start from model t's base score).
     Setup {
         splittable: Vec<bool>,
         units: Units,
-        base_scores: Vec<f64>,
+        base_scores: Vec<Vec<f64>>,
     },
-    /// Gradients and hessians of every output from the current scores.
-    Gradients,
-    /// Start a tree on output `output`: in node 0 every row, or these
-    /// rows (ascending; the shard's part of a row sample). Reply
-    /// [`Output::Root`].
-    Root { output: u32, rows: Option<Vec<u32>> },
+    /// Gradients and hessians of population `population`'s rows from the
+    /// current scores.
+    Gradients { population: u32 },
+    /// Start a tree on output `output`: in node 0 the rows of population
+    /// `population`, or these rows of it (ascending; the shard's part of a
+    /// row sample). Reply [`Output::Root`].
+    Root {
+        output: u32,
+        population: u32,
+        rows: Option<Vec<u32>>,
+    },
     /// Split `node`'s rows: bin of `feature` ≤ `bin` (NaN: `default_left`)
     /// to node `left`, the others to `left + 1`.
     Split {
@@ -69,11 +76,15 @@ pub enum Op {
         output: u32,
         leaves: Vec<(u32, f64)>,
     },
-    /// Reply [`Output::Loss`].
-    Loss,
-    /// Add these trees (the fit's units), in order, to the scores of every
-    /// row: a fit resumed from trees grown before.
-    AddTrees { trees: Vec<Tree> },
+    /// Reply [`Output::Loss`] for population `population`'s rows.
+    Loss { population: u32 },
+    /// Add these trees (the fit's units), in order, to the scores of the
+    /// rows of population `population` (every row for `None`: a fit
+    /// resumed from trees grown before).
+    AddTrees {
+        trees: Vec<Tree>,
+        population: Option<u32>,
+    },
     /// Build the group-testing cache of these subsets over the shard's
     /// rows; reply [`Output::CacheBytes`].
     GroupTests { subsets: Vec<Vec<u32>> },
@@ -109,11 +120,12 @@ pub enum Output {
         n_features: u64,
         n_queries: u64,
     },
-    /// Labels, weights (if any), query sizes (ranking).
+    /// Labels, weights (if any), query sizes (ranking), tasks (multitask).
     Targets {
         y: Vec<f64>,
         weights: Option<Vec<f64>>,
         group_sizes: Option<Vec<u64>>,
+        task: Option<Vec<u32>>,
     },
     /// Row-major feature values, in the shard's X's precision.
     Values(SampleValues),
@@ -199,9 +211,11 @@ mod tests {
                         nodes: vec![crate::tree::Node::leaf(0.5, 3)],
                     })
                     .to_vec(),
+                population: Some(1),
             },
             Op::Root {
                 output: 0,
+                population: 1,
                 rows: Some(vec![0, 2, 9]),
             },
         ];

@@ -15,13 +15,14 @@ use crate::trainer::backend::ScoresBackend;
 use crate::trainer::{Job, Population};
 use crate::tree::Tree;
 
-/// The scores of a fit on the shards behind `channel` (`n_rows` rows).
+/// The scores of a fit on the shards behind `channel`.
 pub(super) struct ShardScores<'c, 't> {
     pub channel: &'c mut Channel<'t>,
     pub grower: TreeGrower<'c>,
     pub mappers: &'c [BinMapper],
-    pub n_rows: usize,
-    /// The first row of every shard, and the end (`n_rows`).
+    /// The rows of each population of the plan (summed over shards).
+    pub population_rows: Vec<usize>,
+    /// The first row of every shard, and the end (the rows of all).
     pub starts: Vec<usize>,
     /// Group testing's subsets, and the bytes of the shards' caches.
     pub tests: Option<(ClientTests, usize)>,
@@ -29,28 +30,45 @@ pub(super) struct ShardScores<'c, 't> {
     pub subsampled: bool,
 }
 
-impl ShardScores<'_, '_> {
-    /// Each shard's part of a tree's `rows` (ascending data rows) as its
-    /// own row numbers; `None` for every row.
-    fn per_shard(&self, rows: &[u32]) -> Option<Vec<Vec<u32>>> {
-        if rows.len() == self.n_rows {
-            return None;
-        }
-        let mut parts: Vec<Vec<u32>> = vec![Vec::new(); self.starts.len() - 1];
-        let mut shard = 0;
-        for &r in rows {
-            while r as usize >= self.starts[shard + 1] {
-                shard += 1;
+impl<'c, 't> ShardScores<'c, 't> {
+    /// The node source of `job`'s tree on `rows` (ascending data rows of
+    /// its population): each shard gets its part of them as its own row
+    /// numbers, or nothing when they are the whole population (the shards
+    /// know its rows).
+    fn nodes<'s>(
+        &'s mut self,
+        job: &Job,
+        rows: &[u32],
+    ) -> (ShardNodes<'s, 't>, &'s mut TreeGrower<'c>) {
+        let sample = (rows.len() != self.population_rows[job.population]).then(|| {
+            let mut parts: Vec<Vec<u32>> = vec![Vec::new(); self.starts.len() - 1];
+            let mut shard = 0;
+            for &r in rows {
+                while r as usize >= self.starts[shard + 1] {
+                    shard += 1;
+                }
+                parts[shard].push(r - self.starts[shard] as u32);
             }
-            parts[shard].push(r - self.starts[shard] as u32);
-        }
-        Some(parts)
+            parts
+        });
+        let nodes = ShardNodes {
+            channel: &mut *self.channel,
+            output: job.output,
+            population: job.population,
+            n_rows: rows.len(),
+            sample,
+            mappers: self.mappers,
+            tests: self.tests.as_ref().map(|(t, _)| t),
+        };
+        (nodes, &mut self.grower)
     }
 }
 
 impl ScoresBackend for ShardScores<'_, '_> {
-    fn gradients(&mut self, _: &Population) -> Result<()> {
-        self.channel.pending.push(Op::Gradients);
+    fn gradients(&mut self, index: usize, _: &Population) -> Result<()> {
+        self.channel.pending.push(Op::Gradients {
+            population: index as u32,
+        });
         Ok(())
     }
 
@@ -61,16 +79,8 @@ impl ScoresBackend for ShardScores<'_, '_> {
         features: &[usize],
         selection: &mut TreeSelection,
     ) -> Result<GrownTree> {
-        let sample = self.per_shard(&rows);
-        let mut nodes = ShardNodes {
-            channel: self.channel,
-            output: job.output,
-            n_rows: rows.len(),
-            sample: sample.as_deref(),
-            mappers: self.mappers,
-            tests: self.tests.as_ref().map(|(t, _)| t),
-        };
-        let grown = self.grower.grow(&mut nodes, features, selection)?;
+        let (mut nodes, grower) = self.nodes(job, &rows);
+        let grown = grower.grow(&mut nodes, features, selection)?;
         Ok(GrownTree {
             tree: grown.tree,
             rows: Vec::new(),
@@ -85,25 +95,18 @@ impl ScoresBackend for ShardScores<'_, '_> {
         rows: Vec<u32>,
         features: &[usize],
     ) -> Result<(f64, Vec<SplitCandidate>)> {
-        let sample = self.per_shard(&rows);
-        let mut nodes = ShardNodes {
-            channel: self.channel,
-            output: job.output,
-            n_rows: rows.len(),
-            sample: sample.as_deref(),
-            mappers: self.mappers,
-            tests: self.tests.as_ref().map(|(t, _)| t),
-        };
-        self.grower.root_candidates(&mut nodes, features)
+        let (mut nodes, grower) = self.nodes(job, &rows);
+        grower.root_candidates(&mut nodes, features)
     }
 
     fn add_tree(&mut self, job: &Job, _: &Population, grown: &GrownTree) -> Result<()> {
         self.channel.traffic.trees += 1;
         if self.subsampled {
             // Rows outside the sample are in no leaf: the shards route
-            // every row through the tree instead.
+            // every row of the population through the tree instead.
             self.channel.pending.push(Op::AddTrees {
                 trees: vec![grown.tree.clone()],
+                population: Some(job.population as u32),
             });
             return Ok(());
         }
@@ -123,12 +126,15 @@ impl ScoresBackend for ShardScores<'_, '_> {
     fn replay(&mut self, trees: &[Tree]) -> Result<()> {
         self.channel.pending.push(Op::AddTrees {
             trees: trees.to_vec(),
+            population: None,
         });
         Ok(())
     }
 
-    fn loss(&mut self, _: &Population) -> Result<f64> {
-        let replies = self.channel.all(vec![Op::Loss])?;
+    fn loss(&mut self, index: usize, _: &Population) -> Result<f64> {
+        let replies = self.channel.all(vec![Op::Loss {
+            population: index as u32,
+        }])?;
         let losses = outputs(&replies, 0, "a loss", |o| match o {
             Output::Loss { mean, mass } => Some((*mean, *mass)),
             _ => None,

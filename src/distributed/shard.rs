@@ -1,7 +1,8 @@
 //! One shard of a distributed fit: some rows of the training set (whole
-//! queries for ranking), binned with the client's cut points, with their
-//! targets, scores, gradients and the positions of the current tree's rows
-//! by node. It answers the client's requests with additive statistics and
+//! queries for ranking; with their tasks, multitask), binned with the
+//! client's cut points, with their targets, scores and gradients (kept by
+//! the single machine's [`RowScores`]) and the positions of the current
+//! tree's rows by node. It answers the client's requests with additive statistics and
 //! decides nothing: every choice is in the request.
 //!
 //! The feature matrix is not kept here but passed to each call, since its
@@ -19,13 +20,14 @@ use crate::histogram::{HistBin, HistLayout, Histogram};
 use crate::interrupt::ShouldStop;
 use crate::matrix::{FeatureMatrix, Layout, Values};
 use crate::model::check_tree;
-use crate::objective::{objective_for, Objective, Targets};
+use crate::objective::{objective_for, Objective};
 use crate::params::BoosterParams;
 use crate::routing::partition_split;
-use crate::scores::tree_outputs;
 use crate::split::NodeStats;
 use crate::threads;
-use ndarray::Array2;
+use crate::trainer::row_scores::RowScores;
+use crate::trainer::Population;
+use crate::units::Units;
 use std::ops::Range;
 
 /// A shard's state between requests.
@@ -37,20 +39,19 @@ pub struct Shard {
     y: Vec<f64>,
     weights: Option<Vec<f64>>,
     group_sizes: Option<Vec<usize>>,
-    queries: Option<Vec<Range<usize>>>,
+    /// Multitask: each row's task.
+    task: Option<Vec<u32>>,
     fitting: Option<Fitting>,
 }
 
 /// What exists once the shard is binned and set up.
 struct Fitting {
     binned: BinnedData,
-    /// Targets and weights in the fit's units.
-    y: Vec<f64>,
-    weights: Option<Vec<f64>>,
+    /// The populations of the fit's plan, as the shard's rows (see
+    /// [`Op::Setup`]), their targets in the fit's units.
+    populations: Vec<Population>,
     /// (K, n) raw scores, gradients and hessians.
-    scores: Array2<f64>,
-    grad: Array2<f64>,
-    hess: Array2<f64>,
+    scores: RowScores,
     /// The current tree: its output, its rows grouped by node, and each
     /// node's `(begin, count)` in them.
     output: usize,
@@ -95,12 +96,30 @@ impl Shard {
             params,
             n_rows,
             n_features,
-            queries: group_sizes.as_deref().map(query_ranges),
             y,
             weights,
             group_sizes,
+            task: None,
             fitting: None,
         })
+    }
+
+    /// The same shard for a multitask fit: `task` holds each row's task.
+    pub fn with_tasks(mut self, task: Vec<u32>) -> Result<Shard> {
+        if task.len() != self.n_rows {
+            return Err(SbError::InvalidInput(format!(
+                "task has {} labels but X has {} rows",
+                task.len(),
+                self.n_rows
+            )));
+        }
+        if self.group_sizes.is_some() {
+            return Err(SbError::InvalidInput(
+                "a multitask shard takes no query groups".into(),
+            ));
+        }
+        self.task = Some(task);
+        Ok(self)
     }
 
     /// Run `request` on these rows (`x` is the shard's feature matrix),
@@ -148,6 +167,7 @@ impl Shard {
                     .group_sizes
                     .as_ref()
                     .map(|g| g.iter().map(|&s| s as u64).collect()),
+                task: self.task.clone(),
             },
             Op::Sample { rows, features } => Output::Values(sample(x, &rows, features)?),
             Op::Bin { mappers, counts } => {
@@ -159,15 +179,10 @@ impl Shard {
                     )));
                 }
                 let binned = bin_features_given(x, mappers, should_stop)?;
-                let k = objective.n_outputs();
-                let m = self.n_rows;
                 self.fitting = Some(Fitting {
                     binned,
-                    y: Vec::new(),
-                    weights: None,
-                    scores: Array2::zeros((k, m)),
-                    grad: Array2::zeros((k, m)),
-                    hess: Array2::zeros((k, m)),
+                    populations: Vec::new(),
+                    scores: RowScores::new(objective.n_outputs(), self.n_rows),
                     output: 0,
                     rows: Vec::new(),
                     segments: Vec::new(),
@@ -185,40 +200,41 @@ impl Shard {
                 base_scores,
             } => {
                 let k = objective.n_outputs();
-                let (y, weights) = (
-                    units.targets(&self.y),
-                    units.weights(self.weights.as_deref()),
-                );
+                let models = if self.task.is_some() {
+                    base_scores.len()
+                } else {
+                    1
+                };
+                let populations = self.populations(&units, models)?;
                 let fit = self.fitting()?;
-                if splittable.len() != fit.binned.n_features || base_scores.len() != k {
+                if splittable.len() != fit.binned.n_features
+                    || base_scores.len() != models
+                    || base_scores.iter().any(|b| b.len() != k)
+                {
                     return Err(SbError::InvalidInput("a malformed setup".into()));
                 }
                 fit.binned.set_splittable(splittable);
-                (fit.y, fit.weights) = (y, weights);
-                for (o, &b) in base_scores.iter().enumerate() {
-                    fit.scores.row_mut(o).fill(b);
+                // Population m is model m's rows (the last one, every row,
+                // belongs to no single model of a multitask fit).
+                for (base, population) in base_scores.iter().zip(&populations) {
+                    for (o, &b) in base.iter().enumerate() {
+                        fit.scores.fill(o, population, b);
+                    }
                 }
+                fit.populations = populations;
                 return Ok(None);
             }
-            Op::Gradients => {
-                let queries = self.queries.as_deref();
-                let fit = self.fitting.as_mut().ok_or_else(not_binned)?;
-                let targets = Targets {
-                    y: &fit.y,
-                    weights: fit.weights.as_deref(),
-                    queries,
-                };
-                if !targets.is_empty() {
-                    objective.gradients(
-                        &targets,
-                        fit.scores.view(),
-                        fit.grad.view_mut(),
-                        fit.hess.view_mut(),
-                    );
-                }
+            Op::Gradients { population } => {
+                let fit = self.fitting()?;
+                let population = population_of(&fit.populations, population)?;
+                fit.scores.gradients(objective, population);
                 return Ok(None);
             }
-            Op::Root { output, rows } => self.fitting()?.root(output as usize, rows)?,
+            Op::Root {
+                output,
+                population,
+                rows,
+            } => self.fitting()?.root(output as usize, population, rows)?,
             Op::Split {
                 node,
                 feature,
@@ -242,18 +258,19 @@ impl Shard {
                 self.fitting()?.add_leaves(output as usize, &leaves)?;
                 return Ok(None);
             }
-            Op::AddTrees { trees } => {
+            Op::AddTrees { trees, population } => {
                 let fit = self.fitting()?;
+                let rows = match population {
+                    Some(p) => population_of(&fit.populations, p)?.rows.as_deref(),
+                    None => None,
+                };
                 for tree in &trees {
                     check_tree(tree, fit.binned.n_features).map_err(SbError::InvalidInput)?;
                     let output = tree.output as usize;
-                    if output >= fit.scores.nrows() {
+                    if output >= fit.scores.n_outputs() {
                         return Err(SbError::InvalidInput(format!("no output {output}")));
                     }
-                    let values = tree_outputs(tree, &fit.binned);
-                    for (s, v) in fit.scores.row_mut(output).iter_mut().zip(values) {
-                        *s += v;
-                    }
+                    fit.scores.add_routed(tree, &fit.binned, rows);
                 }
                 return Ok(None);
             }
@@ -286,27 +303,22 @@ impl Shard {
                 &bounds,
                 n_values,
             )?,
-            Op::Loss => {
-                let queries = self.queries.as_deref();
-                let fit = self.fitting.as_mut().ok_or_else(not_binned)?;
-                let targets = Targets {
-                    y: &fit.y,
-                    weights: fit.weights.as_deref(),
-                    queries,
-                };
-                if targets.is_empty() {
+            Op::Loss { population } => {
+                let fit = self.fitting()?;
+                let population = population_of(&fit.populations, population)?;
+                if population.y.is_empty() {
                     Output::Loss {
                         mean: 0.0,
                         mass: 0.0,
                     }
                 } else {
-                    let mass = match (queries, &fit.weights) {
+                    let mass = match (&population.queries, &population.weights) {
                         (Some(q), _) => q.len() as f64,
                         (None, Some(w)) => w.iter().sum(),
-                        (None, None) => fit.y.len() as f64,
+                        (None, None) => population.y.len() as f64,
                     };
                     Output::Loss {
-                        mean: objective.loss(&targets, fit.scores.view()),
+                        mean: fit.scores.loss(objective, population),
                         mass,
                     }
                 }
@@ -319,6 +331,43 @@ impl Shard {
         self.fitting.as_mut().ok_or_else(not_binned)
     }
 
+    /// The populations of a fit of `models` models (in `units`): every row
+    /// for one model; each task's rows and every row for one model per
+    /// task.
+    fn populations(&self, units: &Units, models: usize) -> Result<Vec<Population>> {
+        let (y, weights) = (
+            units.targets(&self.y),
+            units.weights(self.weights.as_deref()),
+        );
+        let mut populations = Vec::new();
+        if let Some(task) = &self.task {
+            if let Some(t) = task.iter().find(|&&t| t as usize >= models) {
+                return Err(SbError::InvalidInput(format!(
+                    "a row has task {t}, expected a task in 0..{models}"
+                )));
+            }
+            for t in 0..models as u32 {
+                let rows: Vec<u32> = (0..self.n_rows as u32)
+                    .filter(|&r| task[r as usize] == t)
+                    .collect();
+                let gather = |v: &[f64]| rows.iter().map(|&r| v[r as usize]).collect::<Vec<_>>();
+                populations.push(Population {
+                    y: gather(&y),
+                    weights: weights.as_deref().map(gather),
+                    queries: None,
+                    rows: Some(rows),
+                });
+            }
+        }
+        populations.push(Population {
+            rows: None,
+            y,
+            weights,
+            queries: self.group_sizes.as_deref().map(query_ranges),
+        });
+        Ok(populations)
+    }
+
     fn bin_counts(&mut self, (lo, hi): (u32, u32)) -> Result<Output> {
         let fit = self.fitting()?;
         let range = feature_range(lo, hi, fit.binned.n_features)?;
@@ -329,12 +378,16 @@ impl Shard {
 }
 
 impl Fitting {
-    fn root(&mut self, output: usize, rows: Option<Vec<u32>>) -> Result<Output> {
-        if output >= self.scores.nrows() {
+    fn root(&mut self, output: usize, population: u32, rows: Option<Vec<u32>>) -> Result<Output> {
+        if output >= self.scores.n_outputs() {
             return Err(SbError::InvalidInput(format!("no output {output}")));
         }
         let n = self.binned.n_rows;
-        let rows = rows.unwrap_or_else(|| (0..n as u32).collect());
+        let rows = match (rows, &population_of(&self.populations, population)?.rows) {
+            (Some(rows), _) => rows,
+            (None, Some(rows)) => rows.clone(),
+            (None, None) => (0..n as u32).collect(),
+        };
         if rows.windows(2).any(|w| w[0] >= w[1]) || rows.last().is_some_and(|&r| r as usize >= n) {
             return Err(SbError::InvalidInput(format!(
                 "a tree's rows must ascend within the shard's {n} rows"
@@ -343,8 +396,7 @@ impl Fitting {
         self.output = output;
         self.segments = vec![(0, rows.len())];
         self.rows = rows;
-        let (grad, hess) = (self.grad.row(output), self.hess.row(output));
-        let (grad, hess) = (grad.to_slice().unwrap(), hess.to_slice().unwrap());
+        let (grad, hess) = self.scores.of_output(output);
         self.constant_hess = hess
             .first()
             .filter(|&&h0| hess.iter().all(|&h| h == h0))
@@ -411,8 +463,7 @@ impl Fitting {
         bins.resize(layout.total_bins(), HistBin::default());
         let mut hist = Histogram { bins };
         let rows = &self.rows[begin..begin + count];
-        let (grad, hess) = (self.grad.row(self.output), self.hess.row(self.output));
-        let (grad, hess) = (grad.to_slice().unwrap(), hess.to_slice().unwrap());
+        let (grad, hess) = self.scores.of_output(self.output);
         let node = self
             .buffers
             .gather(&self.binned, rows, grad, hess, self.constant_hess);
@@ -436,8 +487,8 @@ impl Fitting {
     ) -> Result<(Vec<u32>, &[f64], &[f64])> {
         let (begin, count) = self.segment(node)?;
         let rows = tested_rows(&self.rows[begin..begin + count], sample);
-        let (grad, hess) = (self.grad.row(self.output), self.hess.row(self.output));
-        Ok((rows, grad.to_slice().unwrap(), hess.to_slice().unwrap()))
+        let (grad, hess) = self.scores.of_output(self.output);
+        Ok((rows, grad, hess))
     }
 
     fn bounds(
@@ -473,8 +524,7 @@ impl Fitting {
         n_values: u64,
     ) -> Result<Output> {
         let (rows, _, _) = self.tested(node, sample)?;
-        let (grad, hess) = (self.grad.row(self.output), self.hess.row(self.output));
-        let (grad, hess) = (grad.to_slice().unwrap(), hess.to_slice().unwrap());
+        let (grad, hess) = self.scores.of_output(self.output);
         let tests = self.tests.as_mut().ok_or_else(no_tests)?;
         let node = self
             .buffers
@@ -484,18 +534,22 @@ impl Fitting {
     }
 
     fn add_leaves(&mut self, output: usize, leaves: &[(u32, f64)]) -> Result<()> {
-        if output >= self.scores.nrows() {
+        if output >= self.scores.n_outputs() {
             return Err(SbError::InvalidInput(format!("no output {output}")));
         }
         for &(leaf, value) in leaves {
             let (begin, count) = self.segment(leaf as usize)?;
-            let mut scores = self.scores.row_mut(output);
-            for &r in &self.rows[begin..begin + count] {
-                scores[r as usize] += value;
-            }
+            let rows = &self.rows[begin..begin + count];
+            self.scores.add_to_rows(output, rows, value);
         }
         Ok(())
     }
+}
+
+fn population_of(populations: &[Population], p: u32) -> Result<&Population> {
+    populations
+        .get(p as usize)
+        .ok_or_else(|| SbError::InvalidInput(format!("no population {p}")))
 }
 
 fn no_tests() -> SbError {

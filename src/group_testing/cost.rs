@@ -33,7 +33,7 @@
 //! exhaustive feature of about 190 per node.
 use super::plan;
 use super::prefix_cache::CHECKPOINT;
-use crate::binning::{BinMapper, BinnedData, Column, SPARSE_RATIO};
+use crate::binning::{BinMapper, BinnedData, Column, Shape};
 use crate::params::BoosterParams;
 
 /// What the estimate reads of the data: rows, and per feature whether it
@@ -67,31 +67,19 @@ impl DataShape {
     }
 
     /// The shape of `n_rows` rows binned by `mappers`, from each feature's
-    /// bin counts over all rows: a feature is stored sparse, reading the
-    /// rows outside its most frequent bin, as binning would store it
-    /// ([`SPARSE_RATIO`]).
-    pub fn of_counts(
+    /// bin counts over all rows (`shapes`): a feature is stored sparse as
+    /// binning would store it.
+    pub(crate) fn of_shapes(
         n_rows: usize,
         mappers: &[BinMapper],
         splittable: &[bool],
-        counts: &[Vec<u64>],
+        shapes: &[Shape],
     ) -> Self {
-        let density = counts
-            .iter()
-            .map(|c| {
-                let outside = n_rows - c.iter().copied().max().unwrap_or(0) as usize;
-                if n_rows > 0 && outside * SPARSE_RATIO <= n_rows {
-                    outside as f64 / n_rows as f64
-                } else {
-                    1.0
-                }
-            })
-            .collect();
         DataShape {
             n_rows,
             splittable: splittable.to_vec(),
             n_bins: mappers.iter().map(BinMapper::n_bins).collect(),
-            density,
+            density: shapes.iter().map(|s| s.density(n_rows)).collect(),
         }
     }
 }
@@ -217,9 +205,14 @@ mod tests {
     fn the_shape_from_pooled_bin_counts_is_the_binned_datas() {
         for (n, d, density) in [(300, 50, 0.05), (2000, 40, 0.3), (1000, 20, 0.01)] {
             let data = binary(n, d, density);
-            let counts: Vec<Vec<u64>> = (0..d).map(|f| data.bin_counts(f)).collect();
-            let pooled = DataShape::of_counts(n, &data.mappers, &data.splittable, &counts);
+            let shapes: Vec<Shape> = (0..d)
+                .map(|f| Shape::of_bin_counts(data.bin_counts(f).into_iter()))
+                .collect();
+            let pooled = DataShape::of_shapes(n, &data.mappers, &data.splittable, &shapes);
             assert_eq!(pooled, DataShape::of(&data));
+            // The splittable rule from the counts is the binned data's.
+            let rule: Vec<bool> = shapes.iter().map(|s| s.can_split(n, 0)).collect();
+            assert_eq!(rule, data.splittable);
         }
     }
 }

@@ -22,40 +22,56 @@ impl MultiTaskData<'_> {
     /// sum to zero).
     pub fn validate(&self) -> Result<()> {
         self.data.validate()?;
-        let bad = |m: String| Err(SbError::InvalidInput(m));
-        if self.n_tasks == 0 {
-            return bad("there must be at least one task".into());
-        }
-        if self.task.len() != self.data.n_rows() {
+        validate_tasks(
+            self.task,
+            self.n_tasks,
+            self.data.weights,
+            self.data.n_rows(),
+        )
+    }
+}
+
+/// Reject task labels no fit can use: `task` (one per row of `n_rows`, in
+/// `0..n_tasks`) must give every task at least two rows, and weights that
+/// do not sum to zero.
+pub fn validate_tasks(
+    task: &[usize],
+    n_tasks: usize,
+    weights: Option<&[f64]>,
+    n_rows: usize,
+) -> Result<()> {
+    let bad = |m: String| Err(SbError::InvalidInput(m));
+    if n_tasks == 0 {
+        return bad("there must be at least one task".into());
+    }
+    if task.len() != n_rows {
+        return bad(format!(
+            "task has {} labels but X has {} rows",
+            task.len(),
+            n_rows
+        ));
+    }
+    let mut rows = vec![0usize; n_tasks];
+    let mut weight = vec![0.0; n_tasks];
+    for (i, &t) in task.iter().enumerate() {
+        if t >= n_tasks {
             return bad(format!(
-                "task has {} labels but X has {} rows",
-                self.task.len(),
-                self.data.n_rows()
+                "row {i} has task {t}, expected a task in 0..{n_tasks}"
             ));
         }
-        let mut rows = vec![0usize; self.n_tasks];
-        let mut weight = vec![0.0; self.n_tasks];
-        for (i, &t) in self.task.iter().enumerate() {
-            if t >= self.n_tasks {
-                return bad(format!(
-                    "row {i} has task {t}, expected a task in 0..{}",
-                    self.n_tasks
-                ));
-            }
-            rows[t] += 1;
-            weight[t] += self.data.weights.map_or(1.0, |w| w[i]);
-        }
-        for t in 0..self.n_tasks {
-            if rows[t] < 2 {
-                return bad(format!(
-                    "task {t} has {} rows; every task needs at least 2",
-                    rows[t]
-                ));
-            }
-            if weight[t] <= 0.0 {
-                return bad(format!("sample_weight of task {t} sums to zero"));
-            }
-        }
-        Ok(())
+        rows[t] += 1;
+        weight[t] += weights.map_or(1.0, |w| w[i]);
     }
+    for t in 0..n_tasks {
+        if rows[t] < 2 {
+            return bad(format!(
+                "task {t} has {} rows; every task needs at least 2",
+                rows[t]
+            ));
+        }
+        if weight[t] <= 0.0 {
+            return bad(format!("sample_weight of task {t} sums to zero"));
+        }
+    }
+    Ok(())
 }

@@ -15,7 +15,8 @@ mod driver;
 mod model;
 mod params;
 
-pub use data::MultiTaskData;
+pub use data::{validate_tasks, MultiTaskData};
+pub(crate) use driver::{check_inputs, finish, plan};
 pub use driver::{fit_multitask, fit_multitask_with};
 pub use model::MultiTaskModel;
 pub use params::MultiTaskParams;

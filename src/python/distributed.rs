@@ -3,11 +3,13 @@
 //! the shards through a Python callable; see `sparseboost.dask`).
 
 use super::matrix::PyMatrix;
+use super::multitask::PyMultiTaskModel;
 use super::{contiguous, run_interruptible, run_observed, training, PyModel};
 use crate::distributed::protocol::{decode, encode, Request};
-use crate::distributed::{fit_sharded as fit, Shard, Transport};
+use crate::distributed::{fit_sharded as fit, fit_sharded_multitask as fit_multitask};
+use crate::distributed::{Shard, Transport};
 use crate::error::SbError;
-use numpy::PyReadonlyArray1;
+use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::sync::atomic::Ordering;
@@ -24,14 +26,16 @@ struct PyShard {
 
 #[pymethods]
 impl PyShard {
+    /// `task`: each row's task (in `0..n_tasks`), for a multitask fit.
     #[new]
-    #[pyo3(signature = (x, y, sample_weight, group, params))]
+    #[pyo3(signature = (x, y, sample_weight, group, params, task=None))]
     fn new(
         x: Bound<'_, PyAny>,
         y: PyReadonlyArray1<'_, f64>,
         sample_weight: Option<PyReadonlyArray1<'_, f64>>,
         group: Option<PyReadonlyArray1<'_, usize>>,
         params: &Bound<'_, PyDict>,
+        task: Option<PyReadonlyArray1<'_, u32>>,
     ) -> PyResult<Self> {
         let params = super::params::from_dict(params)?;
         let matrix: PyMatrix = x.extract()?;
@@ -45,8 +49,12 @@ impl PyShard {
             None => None,
         };
         let y = contiguous("y", &y)?.to_vec();
-        let shard = Shard::new(params, view.n_rows, view.n_features, y, weights, group)
+        let mut shard = Shard::new(params, view.n_rows, view.n_features, y, weights, group)
             .map_err(super::to_pyerr)?;
+        if let Some(task) = &task {
+            let task = contiguous("task", task)?.to_vec();
+            shard = shard.with_tasks(task).map_err(super::to_pyerr)?;
+        }
         Ok(PyShard {
             x: x.unbind(),
             shard,
@@ -116,15 +124,26 @@ fn reply_bytes(reply: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
         .to_vec())
 }
 
+/// The settings of a multitask fit as `fit_multitask` takes them: tasks,
+/// μ_G, μ_t (one, or one per task), the task-feature mask, shared rounds.
+type MultiTask<'py> = (
+    usize,
+    f64,
+    Vec<f64>,
+    Option<PyReadonlyArray2<'py, bool>>,
+    usize,
+);
+
 /// Fit on `n_shards` shards reached through `exchange` (see
 /// [`PyTransport`]), with `params` and evaluation sets of `n_features`
-/// columns held here, resuming from `init_model`'s rounds if given.
+/// columns held here, resuming from `init_model`'s rounds if given; one
+/// model per task with `multitask` (the shards hold their rows' tasks).
 /// Returns `(model, history, traffic)`; releases the GIL between
 /// exchanges, and Ctrl-C stops the fit. An error during boosting carries
 /// the model of the rounds completed as its `partial_model` attribute
 /// (None without one).
 #[pyfunction]
-#[pyo3(signature = (params, exchange, n_shards, n_features, eval_sets=Vec::new(), callback=None, init_model=None))]
+#[pyo3(signature = (params, exchange, n_shards, n_features, eval_sets=Vec::new(), callback=None, init_model=None, multitask=None))]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
 fn fit_sharded<'py>(
     py: Python<'py>,
@@ -135,8 +154,17 @@ fn fit_sharded<'py>(
     eval_sets: Vec<training::PyEvalSet<'py>>,
     callback: Option<Bound<'py, PyAny>>,
     init_model: Option<PyRef<'py, PyModel>>,
-) -> PyResult<(PyModel, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    multitask: Option<MultiTask<'py>>,
+) -> PyResult<(Py<PyAny>, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let params = super::params::from_dict(params)?;
+    let multitask = match multitask {
+        Some((n_tasks, mu_group, mu_task, mask, shared_rounds)) => {
+            let shape = (n_tasks, n_features);
+            let mt = super::multitask::settings(shape, mu_group, mu_task, mask, shared_rounds)?;
+            Some((n_tasks, mt))
+        }
+        None => None,
+    };
     let evals = training::eval_sets(&eval_sets, n_features)?;
     let raised = Arc::new(Mutex::new(None));
     let mut transport = PyTransport {
@@ -149,15 +177,30 @@ fn fit_sharded<'py>(
     let result = run_observed(
         py,
         |stop, observer| {
-            fit(
-                &params,
-                &mut transport,
-                &evals,
-                init,
-                &mut partial,
-                &|| stop.load(Ordering::Relaxed),
-                observer,
-            )
+            let should_stop = &|| stop.load(Ordering::Relaxed);
+            let transport = &mut transport;
+            match &multitask {
+                None => fit(
+                    &params,
+                    transport,
+                    &evals,
+                    init,
+                    &mut partial,
+                    should_stop,
+                    observer,
+                )
+                .map(|(m, h, t)| (Fitted::Model(m), h, t)),
+                Some((n_tasks, mt)) => fit_multitask(
+                    &params,
+                    mt,
+                    *n_tasks,
+                    transport,
+                    &evals,
+                    should_stop,
+                    observer,
+                )
+                .map(|(m, h, t)| (Fitted::MultiTask(m), h, t)),
+            }
         },
         callback.as_ref(),
     );
@@ -190,11 +233,17 @@ fn fit_sharded<'py>(
     counts.set_item("seconds", seconds)?;
     counts.set_item("trees", traffic.trees)?;
     counts.set_item("shards", traffic.shards)?;
-    Ok((
-        PyModel::wrap(model),
-        training::history(py, &history)?,
-        counts,
-    ))
+    let model = match model {
+        Fitted::Model(m) => Py::new(py, PyModel::wrap(m))?.into_any(),
+        Fitted::MultiTask(m) => Py::new(py, PyMultiTaskModel::wrap(py, m)?)?.into_any(),
+    };
+    Ok((model, training::history(py, &history)?, counts))
+}
+
+/// What `fit_sharded` made.
+enum Fitted {
+    Model(crate::model::Model),
+    MultiTask(crate::multitask::MultiTaskModel),
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

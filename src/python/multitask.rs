@@ -20,7 +20,7 @@ pub(super) struct PyMultiTaskModel {
 }
 
 impl PyMultiTaskModel {
-    fn wrap(py: Python<'_>, model: MultiTaskModel) -> PyResult<Self> {
+    pub(super) fn wrap(py: Python<'_>, model: MultiTaskModel) -> PyResult<Self> {
         let tasks = model
             .tasks
             .iter()
@@ -141,24 +141,18 @@ fn fit_multitask<'py>(
                 .map_err(|_| PyValueError::new_err(format!("task labels must be >= 0, got {t}")))
         })
         .collect::<PyResult<_>>()?;
-    let task_feature_mask = match &task_feature_mask {
-        None => None,
-        Some(mask) => {
-            if mask.shape() != [n_tasks, n_features] {
-                return Err(PyValueError::new_err(format!(
-                    "task_feature_mask must have shape ({n_tasks}, {n_features}), got {:?}",
-                    mask.shape()
-                )));
-            }
-            Some(contiguous("task_feature_mask", mask)?.to_vec())
-        }
-    };
+    let mt = settings(
+        (n_tasks, n_features),
+        mu_group,
+        mu_task,
+        task_feature_mask,
+        shared_rounds,
+    )?;
     let data = MultiTaskData {
         data: training_data(&x, &y, &sample_weight)?,
         task: &task,
         n_tasks,
     };
-    let mt = multitask_params(mu_group, mu_task, task_feature_mask, shared_rounds);
     let evals = super::training::eval_sets(&eval_sets, n_features)?;
     let (model, history) = run_observed(
         py,
@@ -199,6 +193,35 @@ fn check_multitask_params(
     let mt = multitask_params(mu_group, mu_task, mask, shared_rounds);
     params.validate_for(n_features).map_err(to_pyerr)?;
     mt.validate(&params, n_tasks, n_features).map_err(to_pyerr)
+}
+
+/// The settings of a multitask fit of `n_tasks` tasks over `n_features`
+/// features, as `fit_multitask` takes them.
+pub(super) fn settings(
+    (n_tasks, n_features): (usize, usize),
+    mu_group: f64,
+    mu_task: Vec<f64>,
+    task_feature_mask: Option<PyReadonlyArray2<'_, bool>>,
+    shared_rounds: usize,
+) -> PyResult<MultiTaskParams> {
+    let task_feature_mask = match &task_feature_mask {
+        None => None,
+        Some(mask) => {
+            if mask.shape() != [n_tasks, n_features] {
+                return Err(PyValueError::new_err(format!(
+                    "task_feature_mask must have shape ({n_tasks}, {n_features}), got {:?}",
+                    mask.shape()
+                )));
+            }
+            Some(contiguous("task_feature_mask", mask)?.to_vec())
+        }
+    };
+    Ok(multitask_params(
+        mu_group,
+        mu_task,
+        task_feature_mask,
+        shared_rounds,
+    ))
 }
 
 /// The multitask settings; `mu_task` holds one μ_t for every task or one

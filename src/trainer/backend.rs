@@ -14,9 +14,9 @@ use crate::tree::Tree;
 
 /// The scores of a fit and the rows behind them.
 pub(crate) trait ScoresBackend {
-    /// A round starts: the gradients of `population`'s rows from the
-    /// scores as they stand.
-    fn gradients(&mut self, population: &Population) -> Result<()>;
+    /// A round starts: the gradients of the rows of `population` (the
+    /// plan's population `index`) from the scores as they stand.
+    fn gradients(&mut self, index: usize, population: &Population) -> Result<()>;
 
     /// Grow `job`'s tree on `rows` (data rows, ascending) over `features`
     /// (ascending), scored by `selection`.
@@ -45,8 +45,9 @@ pub(crate) trait ScoresBackend {
     /// units), before any round.
     fn replay(&mut self, trees: &[Tree]) -> Result<()>;
 
-    /// The mean training loss of `population`'s rows (in the fit's units).
-    fn loss(&mut self, population: &Population) -> Result<f64>;
+    /// The mean training loss of the rows of `population` (the plan's
+    /// population `index`; in the fit's units).
+    fn loss(&mut self, index: usize, population: &Population) -> Result<f64>;
 
     /// With group testing: the number of feature subsets and the bytes of
     /// the prefix-sum cache (summed over shards).

@@ -26,6 +26,7 @@
 pub(crate) mod backend;
 mod local;
 mod resume;
+pub(crate) mod row_scores;
 
 use crate::binning::BinMapper;
 use crate::data::{bin_training_data, TrainingData};
@@ -86,7 +87,7 @@ impl Population {
         }
     }
 
-    fn as_rows(&self) -> Rows<'_> {
+    pub(crate) fn as_rows(&self) -> Rows<'_> {
         match &self.rows {
             None => Rows::All,
             Some(rows) => Rows::Rows(rows),
@@ -417,7 +418,8 @@ pub(crate) fn train(
             // loss costs K exponentials a row), given to the round's trees.
             for (m, model) in models.iter_mut().enumerate() {
                 if model.grew_since_loss() {
-                    let loss = backend.loss(&populations[model_population(&jobs, m)])?;
+                    let p = model_population(&jobs, m);
+                    let loss = backend.loss(p, &populations[p])?;
                     model.record_loss(|| loss)?;
                 }
             }
@@ -487,7 +489,7 @@ fn gradients_of(
     let mut computed = vec![false; populations.len()];
     for job in jobs {
         if !std::mem::replace(&mut computed[job.population], true) {
-            backend.gradients(&populations[job.population])?;
+            backend.gradients(job.population, &populations[job.population])?;
         }
     }
     Ok(())
