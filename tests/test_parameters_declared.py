@@ -21,11 +21,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STUB = os.path.join(os.path.dirname(_core.__file__), "_core.pyi")
 DOCS = os.path.join(ROOT, "docs", "parameters.md")
 
-DASK_PENDING = pytest.mark.xfail(
-    reason="dask.py being edited concurrently: its classes need @document", strict=True
-)
-
-
 def public_estimators():
     classes = [
         getattr(sparseboost, name)
@@ -45,14 +40,6 @@ def public_estimators():
 
 
 ESTIMATORS = public_estimators()
-
-
-def cases(check_dask):
-    """Every estimator class, the Dask ones marked with ``check_dask``."""
-    return [
-        pytest.param(cls, id=cls.__name__, marks=check_dask if "Dask" in cls.__name__ else ())
-        for cls in ESTIMATORS
-    ]
 
 
 # -- the table itself ---------------------------------------------------------
@@ -83,7 +70,7 @@ def test_an_engine_key_carries_one_parameter_per_estimator(engine):
 # -- signatures and defaults ----------------------------------------------------
 
 
-@pytest.mark.parametrize("cls", cases(()))
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
 def test_the_signature_is_the_tables(cls):
     """What scikit-learn reads as the parameters (get_params, clone) and
     their defaults."""
@@ -115,7 +102,7 @@ def documented_parameters(doc):
     return names, "\n".join(section).rstrip() + "\n"
 
 
-@pytest.mark.parametrize("cls", cases(DASK_PENDING))
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
 def test_the_docstring_documents_the_tables_parameters(cls):
     names, section = documented_parameters(cls.__doc__)
     assert names == [p.name for p in _params.parameters_of(cls.__name__)]

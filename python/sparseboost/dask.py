@@ -46,6 +46,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core, _training
+from ._params import document
 from ._matrix import engine_matrix
 from ._validation import check_labels_sortable
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
@@ -490,6 +491,7 @@ def _computed(value):
     return value
 
 
+@document
 class DaskSparseBoostRegressor(_DaskFit, SparseBoostRegressor):
     """:class:`~sparseboost.SparseBoostRegressor` trained on a Dask cluster.
 
@@ -516,6 +518,7 @@ class DaskSparseBoostRegressor(_DaskFit, SparseBoostRegressor):
         )
 
 
+@document
 class DaskSparseBoostClassifier(_DaskFit, SparseBoostClassifier):
     """:class:`~sparseboost.SparseBoostClassifier` trained on a Dask cluster
     (parameters and attributes as :class:`DaskSparseBoostRegressor`)."""
@@ -549,6 +552,7 @@ class DaskSparseBoostClassifier(_DaskFit, SparseBoostClassifier):
         return self._map_rows(X, "predict_proba", True)
 
 
+@document
 class DaskSparseBoostRanker(_DaskFit, SparseBoostRanker):
     """:class:`~sparseboost.SparseBoostRanker` trained on a Dask cluster.
     Chunks are moved to end on query boundaries, so that every shard holds
@@ -669,6 +673,7 @@ class _DaskMultiTask(_DaskFit):
         return self._map_rows(X, "predict", False, task)
 
 
+@document
 class DaskMultiTaskSparseBoostRegressor(_DaskMultiTask, MultiTaskSparseBoostRegressor):
     """:class:`~sparseboost.MultiTaskSparseBoostRegressor` trained on a Dask
     cluster (``client`` and ``timeout`` as :class:`DaskSparseBoostRegressor`).
@@ -677,6 +682,7 @@ class DaskMultiTaskSparseBoostRegressor(_DaskMultiTask, MultiTaskSparseBoostRegr
     _local_class = MultiTaskSparseBoostRegressor
 
 
+@document
 class DaskMultiTaskSparseBoostClassifier(_DaskMultiTask, MultiTaskSparseBoostClassifier):
     """:class:`~sparseboost.MultiTaskSparseBoostClassifier` trained on a
     Dask cluster (``client`` and ``timeout`` as
