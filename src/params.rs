@@ -2,7 +2,9 @@
 //!
 //! Defaults follow LightGBM where the two overlap (31 leaves, 20 samples per
 //! leaf, `min_child_weight = 1e-3`, 255 bins), so that "equal settings" in the
-//! benchmarks means equal defaults too.
+//! benchmarks means equal defaults too. The others are the Python
+//! estimators' (A-GBM with μ = 0.01): a dict from Python fills in the rest
+//! from here, and the tests compare the two (`engine_defaults`).
 
 use crate::error::{Result, SbError};
 use crate::feature_sampling::{FeatureCount, FeatureSampling};
@@ -237,8 +239,8 @@ impl Default for BoosterParams {
             n_threads: 0,
             seed: 0,
             bin_sample_rows: 200_000,
-            penalty: PenaltyKind::None,
-            mu: 0.0,
+            penalty: PenaltyKind::Agbm,
+            mu: 0.01,
             mu_relative: false,
             feature_costs: None,
             feature_bags: None,
@@ -402,6 +404,18 @@ mod tests {
     fn defaults_are_valid() {
         BoosterParams::default().validate().unwrap();
         BoosterParams::plain().validate().unwrap();
+    }
+
+    #[test]
+    fn the_plain_engine_differs_from_the_defaults_only_in_the_penalty() {
+        let plain = BoosterParams::plain();
+        assert_eq!((plain.penalty, plain.mu), (PenaltyKind::None, 0.0));
+        let penalised = BoosterParams {
+            penalty: PenaltyKind::Agbm,
+            mu: 0.01,
+            ..plain
+        };
+        assert_eq!(penalised, BoosterParams::default());
     }
 
     #[test]

@@ -93,7 +93,7 @@ fn params(objective: ObjectiveKind) -> BoosterParams {
         min_samples_leaf: 5,
         split_search: SplitSearch::Exhaustive,
         n_threads: 2,
-        ..Default::default()
+        ..BoosterParams::plain()
     }
 }
 

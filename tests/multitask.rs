@@ -77,7 +77,7 @@ fn agbm(n_estimators: usize) -> BoosterParams {
         n_estimators,
         penalty: PenaltyKind::Agbm,
         seed: 7,
-        ..Default::default()
+        ..BoosterParams::plain()
     }
 }
 
@@ -367,7 +367,7 @@ fn a_job_that_cannot_split_skips_its_rounds_and_the_fit_goes_on() {
     }
     let params = BoosterParams {
         n_estimators: 12,
-        ..BoosterParams::default()
+        ..BoosterParams::plain()
     };
     let model = tasks.fit(&params, &MultiTaskParams::default());
     assert_eq!(model.tasks[0].trees.len(), 12);

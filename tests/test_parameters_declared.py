@@ -151,10 +151,6 @@ BY_DESIGN = {
     "MultiTaskSparseBoostClassifier": {"objective", "mu"},
     "MultiTaskSparseBoostRegressor": {"mu"},
 }
-# Changing them in Rust (BoosterParams::default()) breaks tests of files being
-# edited concurrently (src/multitask/params.rs, tests/multitask.rs,
-# tests/distributed.rs): see the branch params-rust-defaults.
-RUST_DEFAULTS_PENDING = {"penalty", "mu"}
 ENGINE_CLASSES = [
     (cls, engine)
     for cls in ESTIMATORS
@@ -167,22 +163,9 @@ ENGINE_CLASSES = [
 def test_the_engine_defaults_are_the_estimators(cls, engine):
     rust = _core.engine_defaults(engine)
     python = default_engine_dict(cls)
-    skip = BY_DESIGN.get(cls.__name__, set()) | {"n_threads"} | RUST_DEFAULTS_PENDING
+    skip = BY_DESIGN.get(cls.__name__, set()) | {"n_threads"}
     differ = {k: (v, rust[k]) for k, v in python.items() if k not in skip and rust[k] != v}
     assert differ == {}, "key: (Python, Rust)"
-
-
-@pytest.mark.xfail(
-    reason="Rust's BoosterParams::default() has penalty 'none', mu 0 until branch "
-    "params-rust-defaults lands (src/multitask, tests/multitask.rs are being edited)",
-    strict=True,
-)
-def test_the_engine_penalty_defaults_are_the_boosters():
-    rust = _core.engine_defaults("booster")
-    python = default_engine_dict(sparseboost.SparseBoostRegressor)
-    assert {k: rust[k] for k in RUST_DEFAULTS_PENDING} == {
-        k: python[k] for k in RUST_DEFAULTS_PENDING
-    }
 
 
 def probes(p):

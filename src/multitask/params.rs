@@ -115,7 +115,7 @@ mod tests {
     fn agbm_needs_the_two_penalties_to_sum_below_one() {
         let agbm = BoosterParams {
             penalty: PenaltyKind::Agbm,
-            ..Default::default()
+            ..BoosterParams::plain()
         };
         let p = MultiTaskParams {
             mu_group: 0.6,
@@ -126,7 +126,7 @@ mod tests {
         assert!(e.contains("mu_group + mu_task"), "{e}");
         let gbfs = BoosterParams {
             penalty: PenaltyKind::Gbfs,
-            ..Default::default()
+            ..BoosterParams::plain()
         };
         p.validate(&gbfs, 2, 3).unwrap();
         let negative = MultiTaskParams {
@@ -153,7 +153,7 @@ mod tests {
         };
         let hundred = BoosterParams {
             n_estimators: 100,
-            ..Default::default()
+            ..BoosterParams::plain()
         };
         let e = long_start.validate(&hundred, 2, 3).unwrap_err().to_string();
         assert!(
@@ -173,7 +173,7 @@ mod tests {
         let p = MultiTaskParams::default();
         let costly = BoosterParams {
             feature_costs: Some(vec![1.0; 3]),
-            ..Default::default()
+            ..BoosterParams::plain()
         };
         assert!(p
             .validate(&costly, 1, 3)
@@ -182,7 +182,7 @@ mod tests {
             .contains("feature_costs"));
         let with_mu = BoosterParams {
             mu: 0.1,
-            ..Default::default()
+            ..BoosterParams::plain()
         };
         assert!(p
             .validate(&with_mu, 1, 3)

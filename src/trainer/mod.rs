@@ -636,20 +636,20 @@ mod tests {
         let labels: Vec<f64> = y.iter().map(|&v| (v > 0.5) as u8 as f64).collect();
         let w: Vec<f64> = (0..n).map(|_| rng.next_f64() * 3.0).collect();
         let configs = [
-            BoosterParams::default(),
+            BoosterParams::plain(),
             BoosterParams {
                 subsample: 0.6,
                 colsample_bytree: crate::feature_sampling::FeatureCount::Fraction(0.8),
                 penalty: PenaltyKind::Agbm,
                 mu: 0.01,
-                ..Default::default()
+                ..BoosterParams::plain()
             },
             BoosterParams {
                 objective: ObjectiveKind::BinaryLogloss,
                 penalty: PenaltyKind::Gbfs,
                 mu: 0.5,
                 max_leaves: 5,
-                ..Default::default()
+                ..BoosterParams::plain()
             },
         ];
         for (c, params) in configs.iter().enumerate() {
