@@ -21,6 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STUB = os.path.join(os.path.dirname(_core.__file__), "_core.pyi")
 DOCS = os.path.join(ROOT, "docs", "parameters.md")
 
+
 def public_estimators():
     classes = [
         getattr(sparseboost, name)
