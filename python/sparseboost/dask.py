@@ -53,7 +53,6 @@ from .estimators import SparseBoostClassifier, SparseBoostRegressor
 from .multitask import (
     MultiTaskSparseBoostClassifier,
     MultiTaskSparseBoostRegressor,
-    _encode_tasks,
 )
 from .ranker import SparseBoostRanker
 
@@ -607,13 +606,7 @@ class _DaskMultiTask(_DaskFit):
         chunks = y.chunks
         task = _as_dask_vector(task, "task", chunks[0])
         task, y = (np.asarray(v) for v in da.compute(task, y))
-        self.tasks_, codes = _encode_tasks(task, len(task))
-        counts = np.bincount(codes, minlength=len(self.tasks_))
-        if np.any(counts < 2):
-            labels = self.tasks_.tolist()
-            few = {labels[t]: int(counts[t]) for t in np.flatnonzero(counts < 2)}
-            raise ValueError(f"every task needs at least 2 rows; rows per task: {few}")
-        y = np.ascontiguousarray(self._encode_target(y, codes), dtype=np.float64)
+        y, codes = self._training_targets(y, task, len(task))
         return da.from_array(y, chunks=chunks), da.from_array(
             codes.astype(np.uint32), chunks=chunks
         )

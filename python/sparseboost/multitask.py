@@ -153,17 +153,23 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
             raise ValueError(f"task_feature_mask must hold booleans, got dtype {mask.dtype}")
         return np.ascontiguousarray(mask)
 
-    def _fit(self, X, y, task, sample_weight, eval_set=None, eval_sample_weight=None):
-        _training.check_early_stopping(self)
-        shared_rounds = self._shared_rounds()
-        X, y, sample_weight = check_fit_input(self, X, y, sample_weight, labels=self._labels)
-        self.tasks_, codes = _encode_tasks(task, X.shape[0])
+    def _training_targets(self, y, task, n_rows):
+        """``tasks_`` from the training rows' ``task`` labels (every task
+        needs 2 rows), and ``y`` as the engine's targets with each row's
+        task code."""
+        self.tasks_, codes = _encode_tasks(task, n_rows)
         counts = np.bincount(codes, minlength=len(self.tasks_))
         if np.any(counts < 2):
             labels = self.tasks_.tolist()
             few = {labels[t]: int(counts[t]) for t in np.flatnonzero(counts < 2)}
             raise ValueError(f"every task needs at least 2 rows; rows per task: {few}")
-        y = np.ascontiguousarray(self._encode_target(y, codes), dtype=np.float64)
+        return np.ascontiguousarray(self._encode_target(y, codes), dtype=np.float64), codes
+
+    def _fit(self, X, y, task, sample_weight, eval_set=None, eval_sample_weight=None):
+        _training.check_early_stopping(self)
+        shared_rounds = self._shared_rounds()
+        X, y, sample_weight = check_fit_input(self, X, y, sample_weight, labels=self._labels)
+        y, codes = self._training_targets(y, task, X.shape[0])
         params = self._engine_params()
         evals = _training.eval_sets(
             self,
