@@ -72,7 +72,7 @@ impl ScoresBackend for ShardScores<'_, '_> {
         Ok(())
     }
 
-    fn grow(
+    fn tree(
         &mut self,
         job: &Job,
         rows: Vec<u32>,

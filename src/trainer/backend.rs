@@ -20,7 +20,7 @@ pub(crate) trait ScoresBackend {
 
     /// Grow `job`'s tree on `rows` (data rows, ascending) over `features`
     /// (ascending), scored by `selection`.
-    fn grow(
+    fn tree(
         &mut self,
         job: &Job,
         rows: Vec<u32>,

@@ -54,7 +54,7 @@ impl ScoresBackend for LocalScores<'_> {
         Ok(())
     }
 
-    fn grow(
+    fn tree(
         &mut self,
         job: &Job,
         rows: Vec<u32>,

@@ -391,7 +391,7 @@ pub(crate) fn train(
                     let (rows, features) =
                         tree_sample(params, (round, j), job, pop, splittable, &selection, w);
                     let mut view = selection.view(job.view);
-                    let mut grown = backend.grow(job, rows, &features, &mut view)?;
+                    let mut grown = backend.tree(job, rows, &features, &mut view)?;
                     if grown.tree.nodes.len() == 1 {
                         continue;
                     }
