@@ -17,6 +17,7 @@ pub mod data;
 pub mod distributed;
 pub mod error;
 pub mod evaluation;
+pub mod fast_math;
 pub mod feature_sampling;
 pub mod float_sort;
 pub mod forest;

@@ -9,6 +9,7 @@
 
 use super::{weighted_mean, Pointwise};
 use crate::error::{Result, SbError};
+use crate::fast_math::softplus_neg_abs;
 
 /// Binary classification.
 pub struct BinaryLogloss;
@@ -44,9 +45,11 @@ impl Pointwise for BinaryLogloss {
         (p - y, (p * (1.0 - p)).max(MIN_HESSIAN))
     }
 
-    /// `log(1 + e^f) − y f`, computed without overflow.
+    /// `log(1 + e^f) − y f`, computed without overflow (and vectorised:
+    /// see [`crate::fast_math`]).
+    #[inline]
     fn row_loss(&self, y: f64, raw: f64) -> f64 {
-        raw.max(0.0) + (-raw.abs()).exp().ln_1p() - y * raw
+        raw.max(0.0) + softplus_neg_abs(raw) - y * raw
     }
 }
 

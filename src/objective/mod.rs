@@ -131,18 +131,56 @@ impl<P: Pointwise> Objective for PerRow<P> {
 
     fn loss(&self, targets: &Targets, scores: ArrayView2<f64>) -> f64 {
         let raw = row(&scores, 0);
-        // Rows in parallel, summed in row order (the same whatever the
-        // number of threads).
-        let per_row: Vec<f64> = targets
-            .y
-            .par_iter()
-            .zip(raw)
-            .with_min_len(4096)
-            .map(|(&t, &f)| self.0.row_loss(t, f))
+        let (y, weights) = (targets.y, targets.weights);
+        // Blocks of rows in parallel, each summed in row order, the blocks'
+        // sums added in block order: the same whatever the threads. Each
+        // block sums the weighted and the plain losses (the plain mean is
+        // the loss when the weights sum to 0, see [`weighted_mean`]).
+        let block = |b: usize| {
+            let (mut weighted, mut plain) = (0.0, 0.0);
+            // The losses of a few rows first, then their sums: a loop
+            // without a running sum vectorises.
+            let mut losses = [0.0; 256];
+            let end = ((b + 1) * LOSS_BLOCK).min(y.len());
+            for start in (b * LOSS_BLOCK..end).step_by(losses.len()) {
+                let rows = start..(start + losses.len()).min(end);
+                let losses = &mut losses[..rows.len()];
+                for ((l, &t), &f) in losses
+                    .iter_mut()
+                    .zip(&y[rows.clone()])
+                    .zip(&raw[rows.clone()])
+                {
+                    *l = self.0.row_loss(t, f);
+                }
+                for (k, &l) in losses.iter().enumerate() {
+                    plain += l;
+                    if let Some(w) = weights {
+                        weighted += w[start + k] * l;
+                    }
+                }
+            }
+            (weighted, plain)
+        };
+        let sums: Vec<(f64, f64)> = (0..y.len().div_ceil(LOSS_BLOCK))
+            .into_par_iter()
+            .map(block)
             .collect();
-        weighted_mean(&per_row, targets.weights)
+        let (weighted, plain) = sums
+            .iter()
+            .fold((0.0, 0.0), |(a, b), &(w, p)| (a + w, b + p));
+        let mass: f64 = weights.map_or(0.0, |w| w.iter().sum());
+        if y.is_empty() {
+            0.0
+        } else if weights.is_some() && mass > 0.0 {
+            weighted / mass
+        } else {
+            plain / y.len() as f64
+        }
     }
 }
+
+/// Rows per parallel block of a loss.
+const LOSS_BLOCK: usize = 4096;
 
 /// Output `k` of a (K, n) score array as a slice.
 pub(crate) fn row<'a>(scores: &'a ArrayView2<f64>, k: usize) -> &'a [f64] {
