@@ -181,7 +181,8 @@ impl Histogram {
     }
 
     /// Rebuild the bins of `features` (ascending) from a node's rows, in
-    /// parallel over features (see [`build_feature`] for the arguments).
+    /// parallel over features, or over blocks of rows when there are few
+    /// (see [`build_feature`] for the arguments).
     pub fn build(
         &mut self,
         layout: &HistLayout,
@@ -189,10 +190,14 @@ impl Histogram {
         features: &[usize],
         node: NodeRows,
     ) {
+        let by_rows = by_rows(features.len());
         self.feature_slices_mut(layout, features)
             .into_par_iter()
             .with_min_len(4)
-            .for_each(|(f, out)| build_feature(out, data, f, node));
+            .for_each(|(f, out)| match by_rows {
+                true => build_feature_by_rows(out, data, f, node),
+                false => build_feature(out, data, f, node),
+            });
     }
 }
 
@@ -318,6 +323,71 @@ fn node_total(grads: NodeGradients) -> HistBin {
     }
     total.n = grads.len() as u32;
     total
+}
+
+/// A histogram of at most this many features is built in parallel over
+/// blocks of rows (each feature's work is too large to leave one core idle
+/// and too few to share out by feature). A constant, not the number of
+/// threads: the blocks decide the order of the sums, which must not depend
+/// on the threads.
+const FEW_FEATURES: usize = 8;
+
+/// Rows per block of a histogram built by rows; nodes of fewer than two
+/// blocks are built in one.
+const ROW_BLOCK: usize = 8192;
+
+/// Whether a histogram of `n_features` features is built by blocks of rows.
+pub fn by_rows(n_features: usize) -> bool {
+    n_features <= FEW_FEATURES
+}
+
+/// [`build_feature`] over blocks of [`ROW_BLOCK`] rows in parallel, their
+/// bins added in block order, for a dense column of a node of two blocks
+/// or more; otherwise [`build_feature`].
+pub fn build_feature_by_rows(out: &mut [HistBin], data: &BinnedData, f: usize, node: NodeRows) {
+    let Column::Dense(column) = data.column(f) else {
+        return build_feature(out, data, f, node);
+    };
+    let n = node.rows.len();
+    if n < 2 * ROW_BLOCK {
+        return build_feature(out, data, f, node);
+    }
+    let lanes = data.skewed.get(f).copied().unwrap_or(false);
+    let every_row = n == data.n_rows;
+    let blocks: Vec<Vec<HistBin>> = (0..n.div_ceil(ROW_BLOCK))
+        .into_par_iter()
+        .map(|b| {
+            let range = b * ROW_BLOCK..((b + 1) * ROW_BLOCK).min(n);
+            let grads = match node.grads {
+                NodeGradients::Pairs(p) => NodeGradients::Pairs(&p[range.clone()]),
+                NodeGradients::ConstantHessian { grad, hess } => NodeGradients::ConstantHessian {
+                    grad: &grad[range.clone()],
+                    hess,
+                },
+            };
+            let mut bins = vec![HistBin::default(); out.len()];
+            if every_row {
+                fill_bins(&mut bins, column[range].iter().copied(), grads, lanes);
+            } else {
+                let rows = &node.rows[range];
+                fill_bins(
+                    &mut bins,
+                    rows.iter().map(|&r| column[r as usize]),
+                    grads,
+                    lanes,
+                );
+            }
+            bins
+        })
+        .collect();
+    out.fill(HistBin::default());
+    for block in &blocks {
+        for (o, b) in out.iter_mut().zip(block) {
+            o.g += b.g;
+            o.h += b.h;
+            o.n += b.n;
+        }
+    }
 }
 
 /// Fill `out` (feature `f`'s bins) from a node's rows.

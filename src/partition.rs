@@ -5,8 +5,8 @@
 use rayon::prelude::*;
 
 /// Segments this long or longer are partitioned by chunks in parallel.
-const PARALLEL_MIN_ROWS: usize = 1 << 16;
-const CHUNK_ROWS: usize = 1 << 14;
+const PARALLEL_MIN_ROWS: usize = 1 << 14;
+const CHUNK_ROWS: usize = 1 << 13;
 
 /// Stably move the rows of `segment` for which `goes_left` holds to the
 /// front; return how many there are. The result does not depend on the

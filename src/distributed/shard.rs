@@ -15,7 +15,7 @@ use super::shard_tests::{tested_rows, ShardTests, TestRange};
 use crate::binning::{bin_features_given, BinnedData};
 use crate::data::query_ranges;
 use crate::error::{Result, SbError};
-use crate::grower::{row_scale_sum, NodeBuffers};
+use crate::grower::{root_sums, NodeBuffers};
 use crate::histogram::{HistBin, HistLayout, Histogram};
 use crate::interrupt::ShouldStop;
 use crate::matrix::{FeatureMatrix, Layout, Values};
@@ -401,12 +401,12 @@ impl Fitting {
             .first()
             .filter(|&&h0| hess.iter().all(|&h| h == h0))
             .copied();
-        let stats = NodeStats::of_rows(&self.rows, grad, hess);
+        let (stats, scale) = root_sums(&self.rows, grad, hess);
         Ok(Output::Root {
             g: stats.g,
             h: stats.h,
             n: stats.n,
-            scale: row_scale_sum(&self.rows, grad, hess),
+            scale,
         })
     }
 

@@ -10,7 +10,8 @@ use crate::binning::{BinnedData, Column};
 use crate::error::Result;
 use crate::group_testing::DataShape;
 use crate::histogram::{
-    build_feature, finish_sparse, HistBin, HistLayout, Histogram, NodeGradients, NodeRows, RowSlots,
+    self, build_feature, build_feature_by_rows, finish_sparse, HistBin, HistLayout, Histogram,
+    NodeGradients, NodeRows, RowSlots,
 };
 use crate::interrupt::ShouldStop;
 use crate::params::{BoosterParams, SplitSearch};
@@ -186,8 +187,8 @@ impl NodeSource for LocalRows<'_> {
     }
 
     fn root(&mut self, hist: Option<RootHistogram>) -> Result<(NodeStats, f64)> {
-        let stats = NodeStats::of_rows(&self.rows, self.grad, self.hess);
-        let scale = super::scale_from_sums(row_scale_sum(&self.rows, self.grad, self.hess), stats);
+        let (stats, per_row) = root_sums(&self.rows, self.grad, self.hess);
+        let scale = super::scale_from_sums(per_row, stats);
         if let Some(RootHistogram {
             hist,
             layout,
@@ -273,6 +274,7 @@ impl NodeSource for LocalRows<'_> {
             small,
             large,
             by_rows,
+            few: histogram::by_rows(pair.features.len()),
         }))
     }
 
@@ -304,7 +306,10 @@ struct LocalBins<'a> {
     data: &'a BinnedData,
     small: NodeRows<'a>,
     large: Option<NodeRows<'a>>,
+    /// Sparse columns filled row by row.
     by_rows: Vec<bool>,
+    /// Few features: each built over blocks of rows in parallel.
+    few: bool,
 }
 
 impl SiblingBins for LocalBins<'_> {
@@ -316,13 +321,17 @@ impl SiblingBins for LocalBins<'_> {
                 self.small.slots.expect("slots"),
                 self.small.grads,
             ),
+            _ if self.few => build_feature_by_rows(bins, self.data, f, self.small),
             _ => build_feature(bins, self.data, f, self.small),
         }
     }
 
     fn large(&self, f: usize, bins: &mut [HistBin]) {
         let large = self.large.expect("the larger sibling's rows");
-        build_feature(bins, self.data, f, large);
+        match self.few {
+            true => build_feature_by_rows(bins, self.data, f, large),
+            false => build_feature(bins, self.data, f, large),
+        }
     }
 
     /// A sparse column needs `min_samples_leaf` of the node's rows outside
@@ -406,16 +415,20 @@ impl NodeBuffers {
     }
 }
 
-/// `Σ g²/h` over `rows`: the additive part of a root's scale.
-pub(crate) fn row_scale_sum(rows: &[u32], grad: &[f64], hess: &[f64]) -> f64 {
-    rows.iter()
-        .map(|&r| {
-            let (g, h) = (grad[r as usize], hess[r as usize]);
-            if h > 0.0 {
-                g * g / h
-            } else {
-                0.0
-            }
-        })
-        .sum()
+/// The sums over `rows` and `Σ g²/h` (the additive part of a root's
+/// scale), in one pass; each sum is added in row order.
+pub(crate) fn root_sums(rows: &[u32], grad: &[f64], hess: &[f64]) -> (NodeStats, f64) {
+    let (mut g_sum, mut h_sum, mut scale) = (0.0, 0.0, 0.0);
+    for &r in rows {
+        let (g, h) = (grad[r as usize], hess[r as usize]);
+        g_sum += g;
+        h_sum += h;
+        scale += if h > 0.0 { g * g / h } else { 0.0 };
+    }
+    let stats = NodeStats {
+        g: g_sum,
+        h: h_sum,
+        n: rows.len() as u32,
+    };
+    (stats, scale)
 }

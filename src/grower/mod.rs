@@ -29,7 +29,7 @@ use crate::tree::{Node, Tree};
 pub use features::NodeSampling;
 use features::{AllFeatures, FeatureChoice, GroupTested};
 pub(crate) use group_tested::{draw_subsets_over, scaled_constraints};
-pub(crate) use local::{row_scale_sum, NodeBuffers};
+pub(crate) use local::{root_sums, NodeBuffers};
 pub use local::{GrownTree, LocalGrower};
 use rayon::prelude::*;
 use source::{NodeSource, RootHistogram, Siblings};
