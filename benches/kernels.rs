@@ -1,7 +1,9 @@
 //! Criterion benchmarks of the engine's kernels, with sizes as parameters:
 //! binning a matrix, building a node's histogram, and finding a node's best
-//! split, and GT-GBM's prefix-sum cache and group tests. Run with
-//! `cargo bench --bench kernels` (or `-- group_testing` for one group).
+//! split, GT-GBM's prefix-sum cache and group tests, and a round's costs
+//! outside the split search (the reported loss, partitioning a node's
+//! rows). Run with `cargo bench --bench kernels` (or `-- group_testing` for
+//! one group).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sparseboost::binning::{bin_matrix, BinnedData};
@@ -10,6 +12,8 @@ use sparseboost::group_testing::{
 };
 use sparseboost::histogram::{HistLayout, Histogram, NodeGradients, NodeRows, RowSlots};
 use sparseboost::interrupt::never;
+use sparseboost::objective::{BinaryLogloss, Objective, PerRow, Targets};
+use sparseboost::partition::partition_segment;
 use sparseboost::rng::Rng;
 use sparseboost::split::{split_candidates, NodeStats, SplitConstraints};
 use std::hint::black_box;
@@ -181,5 +185,36 @@ fn group_testing(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(kernels, binning, histogram, split_finding, group_testing);
+/// The costs of a round outside the split search: the log-loss of every
+/// row, and partitioning a node's rows by a split (half go left, at random:
+/// the case a branch per row mispredicts).
+fn round_costs(c: &mut Criterion) {
+    let mut group = c.benchmark_group("round_costs");
+    for n in [20_000, 200_000] {
+        let raw: Vec<f64> = uniform(n, 1, 3).iter().map(|v| 8.0 * v - 4.0).collect();
+        let y: Vec<f64> = uniform(n, 1, 4).iter().map(|v| (*v > 0.5) as u8 as f64).collect();
+        let scores = ndarray::ArrayView2::from_shape((1, n), &raw).unwrap();
+        let targets = Targets {
+            y: &y,
+            weights: None,
+            queries: None,
+        };
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(BenchmarkId::new("logloss", n), |b| {
+            b.iter(|| PerRow(BinaryLogloss).loss(black_box(&targets), scores))
+        });
+        let left = uniform(n, 1, 5);
+        let rows: Vec<u32> = (0..n as u32).collect();
+        group.bench_function(BenchmarkId::new("partition", n), |b| {
+            b.iter_batched_ref(
+                || rows.clone(),
+                |rows| partition_segment(black_box(rows), |r| left[r as usize] < 0.5),
+                criterion::BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(kernels, binning, histogram, split_finding, group_testing, round_costs);
 criterion_main!(kernels);

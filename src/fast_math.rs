@@ -9,8 +9,8 @@
 /// `e^x` for `x ≤ 0` (arguments below −708 give 0 within 1e-307).
 #[inline(always)]
 pub fn exp_nonpositive(x: f64) -> f64 {
-    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
-    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+    const LN2_HI: f64 = 0.693_147_180_369_123_8;
+    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
     // 1.5 · 2⁵²: adding it rounds to an integer (in its low bits), without
     // `round` (a libm call before SSE4.1) or a float-to-int conversion
     // (scalar only before AVX-512).

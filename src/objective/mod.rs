@@ -145,13 +145,7 @@ impl<P: Pointwise> Objective for PerRow<P> {
             for start in (b * LOSS_BLOCK..end).step_by(losses.len()) {
                 let rows = start..(start + losses.len()).min(end);
                 let losses = &mut losses[..rows.len()];
-                for ((l, &t), &f) in losses
-                    .iter_mut()
-                    .zip(&y[rows.clone()])
-                    .zip(&raw[rows.clone()])
-                {
-                    *l = self.0.row_loss(t, f);
-                }
+                row_losses(&self.0, losses, &y[rows.clone()], &raw[rows.clone()]);
                 for (k, &l) in losses.iter().enumerate() {
                     plain += l;
                     if let Some(w) = weights {
@@ -177,6 +171,31 @@ impl<P: Pointwise> Objective for PerRow<P> {
             plain / y.len() as f64
         }
     }
+}
+
+/// `out[i] = loss.row_loss(y[i], raw[i])`: with AVX2 where the CPU has it
+/// (4 rows per instruction instead of 2; the same operations, so the same
+/// values: Rust does not fuse multiplications and additions).
+fn row_losses<P: Pointwise>(loss: &P, out: &mut [f64], y: &[f64], raw: &[f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        return unsafe { row_losses_avx2(loss, out, y, raw) };
+    }
+    row_losses_any(loss, out, y, raw)
+}
+
+#[inline(always)]
+fn row_losses_any<P: Pointwise>(loss: &P, out: &mut [f64], y: &[f64], raw: &[f64]) {
+    for ((l, &t), &f) in out.iter_mut().zip(y).zip(raw) {
+        *l = loss.row_loss(t, f);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn row_losses_avx2<P: Pointwise>(loss: &P, out: &mut [f64], y: &[f64], raw: &[f64]) {
+    row_losses_any(loss, out, y, raw)
 }
 
 /// Rows per parallel block of a loss.
@@ -211,5 +230,26 @@ pub(crate) fn weighted_mean(v: &[f64], weights: Option<&[f64]>) -> f64 {
     match weights {
         Some(w) if total > 0.0 => v.iter().zip(w).map(|(a, b)| a * b).sum::<f64>() / total,
         _ => v.iter().sum::<f64>() / v.len() as f64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_avx2_losses_are_the_plain_losses_bit_for_bit() {
+        let mut rng = crate::rng::Rng::new(3);
+        let raw: Vec<f64> = (0..1000).map(|_| 80.0 * rng.next_f64() - 40.0).collect();
+        let y: Vec<f64> = (0..1000).map(|_| (rng.next_f64() > 0.5) as u8 as f64).collect();
+        let (mut plain, mut dispatched) = (vec![0.0; 1000], vec![0.0; 1000]);
+        row_losses_any(&BinaryLogloss, &mut plain, &y, &raw);
+        row_losses(&BinaryLogloss, &mut dispatched, &y, &raw);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&plain), bits(&dispatched));
+        for ((l, &t), &f) in plain.iter().zip(&y).zip(&raw) {
+            let libm = f.max(0.0) + (-f.abs()).exp().ln_1p() - t * f;
+            assert!((l - libm).abs() <= 1e-15 * libm.abs().max(1.0), "{f}");
+        }
     }
 }
