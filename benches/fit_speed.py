@@ -61,7 +61,10 @@ def fits(problem):
 
     X, y, group, trees, leaves, kind = load(problem)
     common = {"n_estimators": trees, "learning_rate": 0.1, "n_jobs": 2}
-    ours = {"classifier": sparseboost.SparseBoostClassifier, "ranker": sparseboost.SparseBoostRanker}
+    ours = {
+        "classifier": sparseboost.SparseBoostClassifier,
+        "ranker": sparseboost.SparseBoostRanker,
+    }
     theirs = {"classifier": lightgbm.LGBMClassifier, "ranker": lightgbm.LGBMRanker}
     extra = {} if group is None else {"group": group}
     return {
