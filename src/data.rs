@@ -163,6 +163,7 @@ pub fn bin_training_data(
         params.max_bins,
         params.bin_sample_rows,
         params.seed,
+        &params.categorical_features,
         should_stop,
     )?;
     binned.require_rows_per_leaf(params.min_samples_leaf);

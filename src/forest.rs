@@ -65,6 +65,8 @@ pub struct ForestParams {
     pub seed: u64,
     /// Worker threads; 0 means all cores.
     pub n_threads: usize,
+    /// The categorical features (ascending; see [`crate::categorical`]).
+    pub categorical_features: Vec<usize>,
 }
 
 impl Default for ForestParams {
@@ -83,6 +85,7 @@ impl Default for ForestParams {
             reweight_rate: 5.0,
             seed: 0,
             n_threads: 0,
+            categorical_features: Vec::new(),
         }
     }
 }
@@ -134,6 +137,7 @@ impl ForestParams {
             max_bins: self.max_bins,
             seed: self.seed,
             n_threads: self.n_threads,
+            categorical_features: self.categorical_features.clone(),
             ..BoosterParams::plain()
         }
     }
@@ -150,6 +154,7 @@ pub fn fit_forest(
 ) -> Result<Forest> {
     params.validate()?;
     let (n, d) = (x.n_rows, x.n_features);
+    crate::params::check_categorical(&params.categorical_features, d)?;
     let k = targets.nrows();
     if targets.ncols() != n || k == 0 || weights.is_some_and(|w| w.len() != n) {
         return Err(SbError::InvalidInput(format!(
@@ -171,6 +176,7 @@ pub fn fit_forest(
             params.max_bins,
             booster.bin_sample_rows,
             params.seed,
+            &params.categorical_features,
             should_stop,
         )?;
         binned.require_rows_per_leaf(params.min_samples_leaf);

@@ -12,6 +12,7 @@
 
 pub mod binning;
 pub mod booster;
+pub mod categorical;
 pub mod cut_points;
 pub mod data;
 pub mod distributed;

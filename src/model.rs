@@ -98,6 +98,10 @@ pub struct Model {
     /// empty.
     #[serde(default)]
     pub feature_weights: Vec<f64>,
+    /// The categorical features (ascending): their splits are sets of
+    /// category codes, and only theirs are.
+    #[serde(default)]
+    pub categorical_features: Vec<usize>,
 }
 
 fn one() -> usize {
@@ -152,6 +156,7 @@ impl Model {
             gt_cache_bytes: None,
             gain_exponent: 0,
             feature_weights: Vec::new(),
+            categorical_features: Vec::new(),
         }
     }
 
@@ -295,7 +300,23 @@ impl Model {
         if let Some(b) = self.base_score.iter().find(|b| !b.is_finite()) {
             return bad(format!("base_score must be finite, got {b}"));
         }
+        crate::params::check_categorical(&self.categorical_features, self.n_features)
+            .map_err(|e| SbError::InvalidModel(e.to_string()))?;
         for (t, tree) in self.trees.iter().enumerate() {
+            if let Some((i, node)) = tree.nodes.iter().enumerate().find(|(_, n)| {
+                !n.is_leaf
+                    && n.categories.is_some()
+                        != self
+                            .categorical_features
+                            .binary_search(&(n.feature as usize))
+                            .is_ok()
+            }) {
+                return bad(format!(
+                    "trees[{t}].nodes[{i}]: feature {} must be split by categories if and \
+                     only if it is one of categorical_features",
+                    node.feature
+                ));
+            }
             if tree.output as usize >= self.n_outputs {
                 return bad(format!(
                     "trees[{t}].output = {} is out of range for {} outputs",
@@ -474,6 +495,17 @@ pub(crate) fn check_tree(tree: &Tree, n_features: usize) -> std::result::Result<
         }
         if node.threshold.is_nan() {
             return Err(format!("nodes[{i}]: threshold must be a number"));
+        }
+        if let Some(codes) = &node.categories {
+            if codes.is_empty()
+                || codes.windows(2).any(|w| w[0] >= w[1])
+                || codes[codes.len() - 1] > 255
+            {
+                return Err(format!(
+                    "nodes[{i}].categories must be ascending distinct codes in 0..256, \
+                     at least one"
+                ));
+            }
         }
         for (side, child) in [("left", node.left as usize), ("right", node.right as usize)] {
             if child <= i || child >= len {

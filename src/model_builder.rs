@@ -16,7 +16,8 @@ pub(crate) struct ModelBuilder<'a> {
 
 impl<'a> ModelBuilder<'a> {
     /// Start from a model without trees, fitted with `params`.
-    pub(crate) fn new(model: Model, params: &'a BoosterParams) -> Self {
+    pub(crate) fn new(mut model: Model, params: &'a BoosterParams) -> Self {
+        model.categorical_features = params.categorical_features.clone();
         ModelBuilder { model, params }
     }
 

@@ -6,6 +6,7 @@
 //! estimators' (A-GBM with μ = 0.01): a dict from Python fills in the rest
 //! from here, and the tests compare the two (`engine_defaults`).
 
+use crate::categorical::CategoricalParams;
 use crate::error::{Result, SbError};
 use crate::feature_sampling::{FeatureCount, FeatureSampling};
 use crate::group_testing::cost::{DataShape, SearchCost};
@@ -212,6 +213,11 @@ pub struct BoosterParams {
     /// spaced); `None` for all rows. The chosen candidates are still
     /// scanned on all rows.
     pub gt_max_rows: Option<usize>,
+    /// The categorical features (ascending): their values are category
+    /// codes, split by sets (see [`crate::categorical`]).
+    pub categorical_features: Vec<usize>,
+    /// How their splits are searched.
+    pub categorical: CategoricalParams,
 }
 
 impl Default for BoosterParams {
@@ -249,6 +255,8 @@ impl Default for BoosterParams {
             gt_n_features: 10,
             gt_delta: 0.1,
             gt_max_rows: None,
+            categorical_features: Vec::new(),
+            categorical: CategoricalParams::default(),
         }
     }
 }
@@ -276,6 +284,18 @@ fn check(ok: bool, message: impl FnOnce() -> String) -> Result<()> {
 impl BoosterParams {
     /// Check every range once, before any work is done.
     pub fn validate(&self) -> Result<()> {
+        let cat = &self.categorical;
+        for (name, v) in [("cat_smooth", cat.cat_smooth), ("cat_l2", cat.cat_l2)] {
+            check(v.is_finite() && v >= 0.0, || {
+                format!("{name} must be a finite number >= 0, got {v:?}")
+            })?;
+        }
+        for (name, v) in [
+            ("max_cat_to_onehot", cat.max_cat_to_onehot),
+            ("max_cat_threshold", cat.max_cat_threshold),
+        ] {
+            check(v >= 1, || format!("{name} must be >= 1, got {v}"))?;
+        }
         check(self.n_estimators >= 1, || {
             format!("n_estimators must be >= 1, got {}", self.n_estimators)
         })?;
@@ -382,6 +402,7 @@ impl BoosterParams {
 
     /// Check the per-feature settings against the number of features.
     pub fn validate_for(&self, n_features: usize) -> Result<()> {
+        check_categorical(&self.categorical_features, n_features)?;
         for (name, len) in [
             ("feature_costs", self.feature_costs.as_ref().map(Vec::len)),
             ("feature_bags", self.feature_bags.as_ref().map(Vec::len)),
@@ -393,6 +414,19 @@ impl BoosterParams {
             }
         }
         Ok(())
+    }
+}
+
+/// `categorical_features` must be ascending features of X.
+pub(crate) fn check_categorical(features: &[usize], n_features: usize) -> Result<()> {
+    check(features.windows(2).all(|w| w[0] < w[1]), || {
+        format!("categorical_features must be ascending and distinct, got {features:?}")
+    })?;
+    match features.last() {
+        Some(&f) if f >= n_features => check(false, || {
+            format!("categorical_features has feature {f}, but X has {n_features} features")
+        }),
+        _ => Ok(()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Fast batch prediction: all trees packed into one flat node array, rows
 //! processed in parallel chunks.
 
+use crate::categorical::code_goes_left;
 use crate::error::{Result, SbError};
 use crate::interrupt::{self, ShouldStop};
 use crate::matrix::{FeatureMatrix, Layout, Values};
@@ -19,12 +20,17 @@ struct FlatNode {
     right: u32,
     is_leaf: bool,
     default_left: bool,
+    /// A categorical split: its codes are `codes[categories]`;
+    /// `u32::MAX` for a threshold split.
+    categories: u32,
 }
 
 /// All trees of a model in one array, ready for fast traversal.
 #[derive(Debug, Clone)]
 pub struct Predictor {
     nodes: Vec<FlatNode>,
+    /// The codes sent left by each categorical split.
+    codes: Vec<Vec<u32>>,
     /// The root of every tree and the output it adds to.
     roots: Vec<(u32, u32)>,
     base_score: Vec<f64>,
@@ -37,11 +43,19 @@ impl Predictor {
     /// Pack `model`.
     pub fn new(model: &Model) -> Self {
         let mut nodes = Vec::new();
+        let mut codes = Vec::new();
         let mut roots = Vec::with_capacity(model.trees.len());
         for tree in &model.trees {
             let offset = nodes.len() as u32;
             roots.push((offset, tree.output));
             nodes.extend(tree.nodes.iter().map(|n| FlatNode {
+                categories: match &n.categories {
+                    None => u32::MAX,
+                    Some(set) => {
+                        codes.push(set.clone());
+                        codes.len() as u32 - 1
+                    }
+                },
                 threshold: n.threshold,
                 value: n.value,
                 feature: n.feature,
@@ -53,6 +67,7 @@ impl Predictor {
         }
         Predictor {
             nodes,
+            codes,
             roots,
             base_score: model.base_score.clone(),
             n_features: model.n_features,
@@ -77,7 +92,10 @@ impl Predictor {
                     break;
                 }
                 let v = row[node.feature as usize];
-                let left = value_goes_left(v, node.threshold, node.default_left);
+                let left = match node.categories {
+                    u32::MAX => value_goes_left(v, node.threshold, node.default_left),
+                    set => code_goes_left(v, &self.codes[set as usize]),
+                };
                 i = if left { node.left } else { node.right } as usize;
             }
         }

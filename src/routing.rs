@@ -4,7 +4,12 @@
 //! at most the threshold bin, the feature's missing-value bin where the
 //! split sends NaN. A bin goes where the values it holds go, because the
 //! threshold is the upper edge of the threshold bin
-//! ([`crate::binning::BinMapper::threshold_of_bin`]).
+//! ([`crate::binning::BinMapper::threshold_of_bin`]). A categorical split
+//! sends the codes of its set left and every other value right
+//! ([`crate::categorical`]); its codes are its bins.
+//!
+//! In bin space every split is a [`BinSet`], the bins that go left, so
+//! that partitions and binned trees test one bit whatever the split.
 //!
 //! Prediction ([`crate::predictor`], [`crate::tree`]), the training and
 //! evaluation scores ([`crate::scores`]) and the partition of a node's rows
@@ -13,6 +18,60 @@
 
 use crate::binning::{BinnedData, Column};
 use crate::partition::partition_segment;
+use crate::tree::Node;
+use serde::{Deserialize, Serialize};
+
+/// A set of bins of one feature (256 bits): the bins a split sends left,
+/// or a categorical split's codes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BinSet(pub [u64; 4]);
+
+impl BinSet {
+    /// Whether bin `b` is in the set.
+    #[inline(always)]
+    pub fn contains(&self, b: u8) -> bool {
+        self.0[(b >> 6) as usize] >> (b & 63) & 1 == 1
+    }
+
+    pub fn insert(&mut self, b: u8) {
+        self.0[(b >> 6) as usize] |= 1 << (b & 63);
+    }
+
+    /// The set of these codes (each below 256).
+    pub fn of(codes: impl IntoIterator<Item = u32>) -> Self {
+        let mut set = BinSet::default();
+        for c in codes {
+            set.insert(c as u8);
+        }
+        set
+    }
+
+    /// The bins a threshold split sends left (see [`bin_goes_left`]).
+    pub fn threshold(threshold: u8, missing: u8, default_left: bool) -> Self {
+        BinSet::of(
+            (0..=255u8)
+                .filter(|&b| bin_goes_left(b, threshold, missing, default_left))
+                .map(u32::from),
+        )
+    }
+
+    /// The bins `node` (an internal node on a feature whose NaN bin is
+    /// `missing`) sends left.
+    pub fn of_node(node: &Node, missing: u8) -> Self {
+        match &node.categories {
+            Some(codes) => BinSet::of(codes.iter().copied().filter(|&c| c < 256)),
+            None => BinSet::threshold(node.threshold_bin, missing, node.default_left),
+        }
+    }
+
+    /// The codes in the set, ascending.
+    pub fn codes(&self) -> Vec<u32> {
+        (0..=255u8)
+            .filter(|&b| self.contains(b))
+            .map(u32::from)
+            .collect()
+    }
+}
 
 /// Whether raw value `v` goes left at a split on `threshold`.
 #[inline(always)]
@@ -35,18 +94,16 @@ pub fn bin_goes_left(bin: u8, threshold: u8, missing: u8, default_left: bool) ->
     }
 }
 
-/// Partition the rows of `segment` (ascending) by a split of `feature` at
-/// bin `threshold`: the rows going left first, both parts ascending.
-/// Returns how many go left.
+/// Partition the rows of `segment` (ascending) by a split of `feature`
+/// that sends bins `left` left: the rows going left first, both parts
+/// ascending. Returns how many go left.
 pub fn partition_split(
     segment: &mut [u32],
     data: &BinnedData,
     feature: usize,
-    threshold: u8,
-    default_left: bool,
+    left: &BinSet,
 ) -> usize {
-    let missing = data.mappers[feature].missing_bin();
-    let goes_left = |b: u8| bin_goes_left(b, threshold, missing, default_left);
+    let goes_left = |b: u8| left.contains(b);
     match data.column(feature) {
         Column::Dense(column) => partition_segment(segment, |r| goes_left(column[r as usize])),
         Column::Sparse(column) => partition_segment(segment, |r| goes_left(column.bin_of(r))),

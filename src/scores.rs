@@ -4,7 +4,7 @@
 
 use crate::binning::{BinMapper, BinnedData, BinnedMatrix};
 use crate::grower::GrownTree;
-use crate::routing::bin_goes_left;
+use crate::routing::BinSet;
 use crate::tree::Tree;
 use ndarray::{Array2, Axis};
 use rayon::prelude::*;
@@ -191,9 +191,8 @@ impl Bins for BinnedData {
 struct BinnedNode {
     /// The split feature times the stride between features.
     offset: usize,
-    threshold: u8,
-    missing: u8,
-    default_left: bool,
+    /// The bins that go left.
+    left_bins: BinSet,
     is_leaf: bool,
     left: u32,
     right: u32,
@@ -237,9 +236,10 @@ impl BinnedTree {
                 };
                 BinnedNode {
                     offset: if n.is_leaf { 0 } else { f * feature_stride },
-                    threshold: n.threshold_bin,
-                    missing: if n.is_leaf { 0 } else { missing[f] },
-                    default_left: n.default_left,
+                    left_bins: match n.is_leaf {
+                        true => BinSet::default(),
+                        false => BinSet::of_node(n, missing[f]),
+                    },
                     is_leaf: n.is_leaf,
                     left,
                     right,
@@ -268,7 +268,7 @@ impl BinnedTree {
     #[inline]
     fn step<B: Bins + ?Sized>(&self, node: &BinnedNode, bins: &B, row: usize) -> u32 {
         let bin = bins.at(node, row);
-        let left = bin_goes_left(bin, node.threshold, node.missing, node.default_left);
+        let left = node.left_bins.contains(bin);
         if left {
             node.left
         } else {

@@ -4,7 +4,10 @@
 //! `G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)`. For squared error with λ = 0
 //! it is exactly `SSE_parent − SSE_L − SSE_R`.
 
+use crate::binning::BinMapper;
+use crate::categorical::{best_categorical_split, CategoricalParams};
 use crate::histogram::{HistBin, HistLayout, Histogram};
+use crate::routing::BinSet;
 use rayon::prelude::*;
 
 /// Sums over a node's rows.
@@ -69,6 +72,8 @@ pub struct SplitConstraints {
     pub min_child_weight: f64,
     /// λ.
     pub l2: f64,
+    /// How categorical features' splits are searched.
+    pub categorical: CategoricalParams,
 }
 
 impl SplitConstraints {
@@ -96,6 +101,9 @@ pub struct SplitCandidate {
     pub left: NodeStats,
     /// Sums over the right child.
     pub right: NodeStats,
+    /// A categorical feature's split: the bins (codes) sent left; `bin`
+    /// and `default_left` are unused, and missing values go right.
+    pub categories: Option<BinSet>,
 }
 
 /// The best split of one feature, or `None` if no split meets `c`.
@@ -149,6 +157,7 @@ pub fn best_split_of_feature(
                     gain,
                     left,
                     right,
+                    categories: None,
                 });
             }
         }
@@ -165,11 +174,39 @@ pub fn best_split_of_feature(
     best
 }
 
-/// The best split of every feature in `features` (ascending) that has one
-/// meeting `c`, in feature order; computed in parallel.
+impl SplitCandidate {
+    /// The bins it sends left, on a feature whose NaN bin is `missing`.
+    pub fn left_bins(&self, missing: u8) -> BinSet {
+        match self.categories {
+            Some(set) => set,
+            None => BinSet::threshold(self.bin, missing, self.default_left),
+        }
+    }
+}
+
+/// The best split of feature `f` (cut points `mapper`) from its bins: by
+/// threshold, or by a set of categories for a categorical feature.
+#[inline]
+pub fn best_split(
+    f: usize,
+    mapper: &BinMapper,
+    bins: &[HistBin],
+    parent: NodeStats,
+    c: &SplitConstraints,
+) -> Option<SplitCandidate> {
+    match mapper.categorical {
+        true => best_categorical_split(f, bins, parent, c),
+        false => best_split_of_feature(f, bins, parent, c),
+    }
+}
+
+/// The best split of every feature in `features` (ascending; cut points
+/// `mappers`) that has one meeting `c`, in feature order; computed in
+/// parallel.
 pub fn split_candidates(
     hist: &Histogram,
     layout: &HistLayout,
+    mappers: &[BinMapper],
     features: &[usize],
     parent: NodeStats,
     c: &SplitConstraints,
@@ -177,7 +214,7 @@ pub fn split_candidates(
     features
         .par_iter()
         .with_min_len(16)
-        .filter_map(|&f| best_split_of_feature(f, hist.feature(layout, f), parent, c))
+        .filter_map(|&f| best_split(f, &mappers[f], hist.feature(layout, f), parent, c))
         .collect()
 }
 
@@ -194,6 +231,7 @@ mod tests {
             min_samples_leaf: 1,
             min_child_weight: 0.0,
             l2: 0.0,
+            categorical: CategoricalParams::default(),
         }
     }
 
@@ -291,6 +329,7 @@ mod tests {
                 min_samples_leaf: 1 + rng.below(10) as u32,
                 min_child_weight: 1e-3,
                 l2: rng.next_f64(),
+                categorical: CategoricalParams::default(),
             };
             let fast = best_split_of_feature(0, &bins, parent, &c).map(|s| s.gain);
             let slow = brute_force(&bins, parent, &c);

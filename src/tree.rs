@@ -27,6 +27,13 @@ pub struct Node {
     pub gain: f64,
     /// Training rows that reached the node.
     pub count: u32,
+    /// A categorical split (internal nodes): the category codes sent left,
+    /// ascending; every other value (missing, a code not listed, a code
+    /// unseen in training) goes right, and `threshold`, `threshold_bin`
+    /// and `default_left` are unused (0, 0, false). `None` for a threshold
+    /// split.
+    #[serde(default)]
+    pub categories: Option<Vec<u32>>,
 }
 
 impl Node {
@@ -43,13 +50,17 @@ impl Node {
             value,
             gain: 0.0,
             count,
+            categories: None,
         }
     }
 
     /// The child a raw value goes to.
     #[inline]
     pub fn child_for_value(&self, v: f64) -> u32 {
-        let left = crate::routing::value_goes_left(v, self.threshold, self.default_left);
+        let left = match &self.categories {
+            None => crate::routing::value_goes_left(v, self.threshold, self.default_left),
+            Some(codes) => crate::categorical::code_goes_left(v, codes),
+        };
         if left {
             self.left
         } else {

@@ -224,7 +224,7 @@ fn prefetch<T>(p: *const T) {
 /// bucket in the lookup table for free.
 pub(super) fn fit_and_bin(values: &[f64], max_bins: usize, bins: &mut [u8]) -> BinMapper {
     let (thresholds, buckets) = cut_points_and_buckets(values, max_bins);
-    let mapper = BinMapper { thresholds };
+    let mapper = BinMapper::numeric(thresholds);
     let over_buckets = buckets.and_then(|b| Some((BinTable::over_buckets(&mapper, &b)?, b)));
     match over_buckets {
         Some((table, buckets)) => {

@@ -29,14 +29,33 @@ use columns::Stored;
 pub struct BinMapper {
     /// Strictly increasing cut points, at most `max_bins - 1` of them.
     pub thresholds: Vec<f64>,
+    /// A categorical feature: code `c` is bin `c` (the cut points are the
+    /// half-integers between codes), split by sets of codes (see
+    /// [`crate::categorical`]).
+    #[serde(default)]
+    pub categorical: bool,
 }
 
 impl BinMapper {
     /// Learn the cut points from the values of a feature (any order; NaN
     /// values are skipped).
     pub fn fit(values: &[f64], max_bins: usize) -> BinMapper {
+        BinMapper::numeric(cut_points(values, max_bins))
+    }
+
+    /// A numeric feature's cut points.
+    pub fn numeric(thresholds: Vec<f64>) -> BinMapper {
         BinMapper {
-            thresholds: cut_points(values, max_bins),
+            thresholds,
+            categorical: false,
+        }
+    }
+
+    /// A categorical feature of codes `0..n_codes` (at least one).
+    pub fn categorical(n_codes: usize) -> BinMapper {
+        BinMapper {
+            thresholds: (1..n_codes).map(|c| c as f64 - 0.5).collect(),
+            categorical: true,
         }
     }
 
@@ -55,13 +74,29 @@ impl BinMapper {
         self.thresholds.len() + 2
     }
 
-    /// The bin of `value`.
+    /// The bin of `value`: for a categorical feature, its code when it is
+    /// one seen in training, else the missing bin.
     #[inline]
     pub fn bin(&self, value: f64) -> u8 {
         if value.is_nan() {
             self.missing_bin()
+        } else if self.categorical {
+            self.code_bin(value)
         } else {
             self.thresholds.partition_point(|&t| t < value) as u8
+        }
+    }
+
+    /// The bin of a categorical feature's value: the code itself when it
+    /// is one of `0..n_value_bins`, else the missing bin (NaN, a fraction,
+    /// a code unseen in training).
+    #[inline]
+    pub fn code_bin(&self, value: f64) -> u8 {
+        let codes = self.n_value_bins() as f64;
+        if value >= 0.0 && value < codes && value.fract() == 0.0 {
+            value as u8
+        } else {
+            self.missing_bin()
         }
     }
 
@@ -201,23 +236,31 @@ pub fn bin_matrix(
     should_stop: &ShouldStop,
 ) -> Result<BinnedData> {
     let x = FeatureMatrix::dense(x, n_rows, n_features);
-    bin_features(&x, max_bins, sample_rows, seed, should_stop)
+    bin_features(&x, max_bins, sample_rows, seed, &[], should_stop)
 }
 
 /// Bin `x`, dense or CSC, float64 or float32.
 ///
 /// Cut points come from at most `sample_rows` rows drawn with `seed`. NaN is
-/// allowed (it gets the missing bin); ±inf is rejected. `should_stop` is
-/// polled every few thousand rows of every block of features.
+/// allowed (it gets the missing bin); ±inf is rejected. The features listed
+/// in `categorical` (a dense `x` only) hold category codes: each code is a
+/// bin of its own ([`crate::categorical`]). `should_stop` is polled every
+/// few thousand rows of every block of features.
 pub fn bin_features(
     x: &FeatureMatrix,
     max_bins: usize,
     sample_rows: usize,
     seed: u64,
+    categorical: &[usize],
     should_stop: &ShouldStop,
 ) -> Result<BinnedData> {
     x.validate()?;
     let (n, d) = (x.n_rows, x.n_features);
+    if !categorical.is_empty() && !matches!(x.layout, Layout::Dense) {
+        return Err(SbError::InvalidInput(
+            "categorical_features need a dense X (a sparse matrix's columns are numeric)".into(),
+        ));
+    }
     let sample: Option<Vec<usize>> =
         (n > sample_rows).then(|| Rng::derive(seed, u64::MAX).sample_sorted(n, sample_rows));
     let sample = sample.as_deref();
@@ -228,13 +271,10 @@ pub fn bin_features(
                 Values::F32(v) => dense::bin_dense(v, n, d, max_bins, sample, should_stop)?,
             };
             if n == 0 {
-                mappers = vec![
-                    BinMapper {
-                        thresholds: Vec::new()
-                    };
-                    d
-                ];
+                mappers = vec![BinMapper::numeric(Vec::new()); d];
             }
+            let mut bins = bins;
+            crate::categorical::bin_codes(x, categorical, max_bins, &mut bins, &mut mappers)?;
             let (bins, stored, shapes) = columns::store_dense(bins, n, d);
             (bins, stored, mappers, shapes)
         }
@@ -314,13 +354,22 @@ pub fn bin_features_with(
             x.n_features
         )));
     }
-    let bins = match (x.layout, x.values) {
+    let categorical = mappers.iter().any(|m| m.categorical);
+    if categorical && !matches!(x.layout, Layout::Dense) {
+        return Err(SbError::InvalidInput(
+            "the model has categorical features: X must be dense".into(),
+        ));
+    }
+    let mut bins = match (x.layout, x.values) {
         (Layout::Dense, Values::F64(v)) => dense::bin_dense_with(v, n, mappers, should_stop)?,
         (Layout::Dense, Values::F32(v)) => dense::bin_dense_with(v, n, mappers, should_stop)?,
         (Layout::Csc(c), Values::F64(v)) => sparse::bin_csc_with(v, c, n, mappers, should_stop)?,
         (Layout::Csc(c), Values::F32(v)) => sparse::bin_csc_with(v, c, n, mappers, should_stop)?,
         (Layout::Csr(_), _) => return Err(csr_not_here()),
     };
+    if categorical {
+        crate::categorical::rebin_codes(x, mappers, &mut bins);
+    }
     Ok(BinnedMatrix {
         n_rows: n,
         n_features: d,

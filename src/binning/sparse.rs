@@ -69,9 +69,7 @@ pub(super) fn bin_csc<T: Value>(
                 }
             }
             let zeros = sample_len - stored_in_sample;
-            let mapper = BinMapper {
-                thresholds: cut_points_with_zeros(scratch, zeros, max_bins),
-            };
+            let mapper = BinMapper::numeric(cut_points_with_zeros(scratch, zeros, max_bins));
             let (shape, column) = bin_column(&mapper, rows, column, n_rows, mapper.bin(0.0));
             Ok(Binned {
                 mapper,

@@ -135,11 +135,11 @@ impl NodeSource for ShardNodes<'_, '_> {
         split: &SplitCandidate,
         left: usize,
     ) -> Result<(LeafSegment, LeafSegment)> {
+        let missing = self.mappers[split.feature].missing_bin();
         self.channel.pending.push(Op::Split {
             node: node.node as u32,
             feature: split.feature as u32,
-            bin: split.bin,
-            default_left: split.default_left,
+            left_bins: split.left_bins(missing),
             left: left as u32,
         });
         let child = |node, count: u32| LeafSegment {

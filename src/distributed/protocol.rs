@@ -11,6 +11,7 @@
 use super::packed::PackedBins;
 use crate::binning::BinMapper;
 use crate::error::{Result, SbError};
+use crate::routing::BinSet;
 use crate::tree::Tree;
 use crate::units::Units;
 use serde::{Deserialize, Serialize};
@@ -58,13 +59,12 @@ pub enum Op {
         population: u32,
         rows: Option<Vec<u32>>,
     },
-    /// Split `node`'s rows: bin of `feature` ≤ `bin` (NaN: `default_left`)
-    /// to node `left`, the others to `left + 1`.
+    /// Split `node`'s rows: those whose bin of `feature` is one of
+    /// `left_bins` to node `left`, the others to `left + 1`.
     Split {
         node: u32,
         feature: u32,
-        bin: u8,
-        default_left: bool,
+        left_bins: BinSet,
         left: u32,
     },
     /// Reply [`Output::Histogram`]: the bins of `features` (ascending,
@@ -192,8 +192,7 @@ mod tests {
             Op::Split {
                 node: 3,
                 feature: 17,
-                bin: 4,
-                default_left: true,
+                left_bins: BinSet::threshold(4, 9, true),
                 left: 5,
             },
             Op::Histogram {

@@ -22,7 +22,7 @@ use crate::matrix::{FeatureMatrix, Layout, Values};
 use crate::model::check_tree;
 use crate::objective::{objective_for, Objective};
 use crate::params::BoosterParams;
-use crate::routing::partition_split;
+use crate::routing::{partition_split, BinSet};
 use crate::split::NodeStats;
 use crate::threads;
 use crate::trainer::row_scores::RowScores;
@@ -238,15 +238,13 @@ impl Shard {
             Op::Split {
                 node,
                 feature,
-                bin,
-                default_left,
+                left_bins,
                 left,
             } => {
                 self.fitting()?.split(
                     node as usize,
                     feature as usize,
-                    bin,
-                    default_left,
+                    &left_bins,
                     left as usize,
                 )?;
                 return Ok(None);
@@ -422,8 +420,7 @@ impl Fitting {
         &mut self,
         node: usize,
         feature: usize,
-        bin: u8,
-        default_left: bool,
+        left_bins: &BinSet,
         left: usize,
     ) -> Result<()> {
         let (begin, count) = self.segment(node)?;
@@ -433,7 +430,7 @@ impl Fitting {
             )));
         }
         let segment = &mut self.rows[begin..begin + count];
-        let n_left = partition_split(segment, &self.binned, feature, bin, default_left);
+        let n_left = partition_split(segment, &self.binned, feature, left_bins);
         if self.segments.len() < left + 2 {
             self.segments.resize(left + 2, (usize::MAX, usize::MAX));
         }

@@ -247,6 +247,7 @@ pub fn squared_error_root_candidates(
             min_samples_leaf,
             min_child_weight: 1e-3,
             l2: 0.0,
+            categorical: Default::default(),
         },
         excluded,
     };
@@ -366,6 +367,7 @@ mod tests {
                     min_samples_leaf: 10,
                     min_child_weight: 1e-3,
                     l2: 0.0,
+                    categorical: Default::default(),
                 },
                 excluded: &excluded,
             };

@@ -102,6 +102,9 @@ const MAX_EXCLUDED: usize = 64;
 pub(crate) struct GroupTested {
     /// The current tree's features (`colsample_bytree`).
     allowed: Vec<bool>,
+    /// The categorical features: not in the group tests, scanned exactly
+    /// at every node.
+    categorical: Vec<usize>,
     /// How many features of Ω (in entry order) the tests leave out.
     n_excluded: usize,
     /// Ω is closed (`max_features` reached): no new feature may enter, so
@@ -110,9 +113,10 @@ pub(crate) struct GroupTested {
 }
 
 impl GroupTested {
-    pub(crate) fn new(d: usize) -> Self {
+    pub(crate) fn new(d: usize, categorical: Vec<usize>) -> Self {
         GroupTested {
             allowed: vec![false; d],
+            categorical,
             n_excluded: 0,
             closed: false,
         }
@@ -164,6 +168,7 @@ impl FeatureChoice for GroupTested {
         let mut features: Vec<usize> = omega
             .iter()
             .copied()
+            .chain(self.categorical.iter().copied())
             .filter(|&f| self.allowed[f])
             .chain(found.iter().flat_map(|c| c.iter().copied()))
             .collect();

@@ -97,7 +97,12 @@ pub(crate) fn draw_subsets_over(
     params: &BoosterParams,
 ) -> Result<Vec<Vec<u32>>> {
     let d = splittable.len();
-    let splittable: Vec<u32> = (0..d as u32).filter(|&f| splittable[f as usize]).collect();
+    // Categorical features are scanned exactly at every node instead: a
+    // sum of codes means nothing.
+    let categorical = &params.categorical_features;
+    let splittable: Vec<u32> = (0..d as u32)
+        .filter(|&f| splittable[f as usize] && categorical.binary_search(&(f as usize)).is_err())
+        .collect();
     let pool = if splittable.is_empty() {
         (0..d as u32).collect()
     } else {
@@ -193,6 +198,7 @@ pub(crate) fn scaled_constraints(c: SplitConstraints, fraction: f64) -> SplitCon
         min_samples_leaf: ((f64::from(c.min_samples_leaf) * fraction).ceil() as u32).max(1),
         min_child_weight: c.min_child_weight * fraction,
         l2: c.l2 * fraction,
+        ..c
     }
 }
 
@@ -268,6 +274,7 @@ mod tests {
             min_samples_leaf: params.min_samples_leaf as u32,
             min_child_weight: params.min_child_weight,
             l2: params.l2_regularization,
+            categorical: params.categorical,
         };
         tests.candidates(data, &rows, grads, stats, constraints)
     }

@@ -226,8 +226,9 @@ impl NodeSource for LocalRows<'_> {
         left: usize,
     ) -> Result<(LeafSegment, LeafSegment)> {
         let segment = &mut self.rows[node.begin..node.begin + node.count];
-        let (f, bin, default_left) = (split.feature, split.bin, split.default_left);
-        let n_left = partition_split(segment, self.data, f, bin, default_left);
+        let f = split.feature;
+        let left_bins = split.left_bins(self.data.mappers[f].missing_bin());
+        let n_left = partition_split(segment, self.data, f, &left_bins);
         debug_assert_eq!(n_left as u32, split.left.n);
         Ok((
             LeafSegment {

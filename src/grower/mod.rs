@@ -22,9 +22,7 @@ use crate::interrupt::{self, ShouldStop};
 use crate::params::BoosterParams;
 use crate::penalty::Changed;
 use crate::selection::TreeSelection;
-use crate::split::{
-    best_split_of_feature, split_candidates, NodeStats, SplitCandidate, SplitConstraints,
-};
+use crate::split::{best_split, split_candidates, NodeStats, SplitCandidate, SplitConstraints};
 use crate::tree::{Node, Tree};
 pub use features::NodeSampling;
 use features::{AllFeatures, FeatureChoice, GroupTested};
@@ -179,9 +177,15 @@ pub(crate) fn record_split(
     let parent = &mut nodes[node];
     parent.is_leaf = false;
     parent.feature = split.feature as u32;
-    parent.threshold = mapper.threshold_of_bin(split.bin);
-    parent.threshold_bin = split.bin;
-    parent.default_left = split.default_left;
+    match split.categories {
+        None => {
+            parent.threshold = mapper.threshold_of_bin(split.bin);
+            parent.threshold_bin = split.bin;
+            parent.default_left = split.default_left;
+        }
+        // Codes are bins; missing values go right.
+        Some(set) => parent.categories = Some(set.codes()),
+    }
     parent.left = left_id as u32;
     parent.right = left_id as u32 + 1;
     parent.gain = split.gain;
@@ -220,7 +224,8 @@ impl<'a> TreeGrower<'a> {
         should_stop: &'a ShouldStop<'a>,
     ) -> Self {
         let choice: Box<dyn FeatureChoice> = if group_testing {
-            Box::new(GroupTested::new(mappers.len()))
+            let categorical = (0..mappers.len()).filter(|&f| mappers[f].categorical);
+            Box::new(GroupTested::new(mappers.len(), categorical.collect()))
         } else {
             Box::new(AllFeatures)
         };
@@ -232,6 +237,7 @@ impl<'a> TreeGrower<'a> {
                 min_samples_leaf: params.min_samples_leaf.min(u32::MAX as usize) as u32,
                 min_child_weight: params.min_child_weight,
                 l2: params.l2_regularization,
+                categorical: params.categorical,
             },
             min_split_rows: (params.min_split_fraction * n_rows as f64).ceil() as usize,
             pool: Vec::new(),
@@ -279,8 +285,14 @@ impl<'a> TreeGrower<'a> {
         let mut root = OpenLeaf::new(segment, 0, root_stats);
         selection.begin_tree(root_scale);
         if let Some(hist) = hist {
-            let candidates =
-                split_candidates(&hist, &self.layout, features, root.stats, &self.constraints);
+            let candidates = split_candidates(
+                &hist,
+                &self.layout,
+                self.mappers,
+                features,
+                root.stats,
+                &self.constraints,
+            );
             self.attach(&mut root, hist, candidates, selection);
         } else if splits {
             self.evaluate_root_per_node(source, &mut root, features, selection)?;
@@ -387,7 +399,14 @@ impl<'a> TreeGrower<'a> {
             features,
         };
         let (stats, scale) = source.root(Some(request))?;
-        let candidates = split_candidates(&hist, &self.layout, features, stats, &self.constraints);
+        let candidates = split_candidates(
+            &hist,
+            &self.layout,
+            self.mappers,
+            features,
+            stats,
+            &self.constraints,
+        );
         self.recycle(hist, None);
         Ok((scale, candidates))
     }
@@ -467,7 +486,8 @@ impl<'a> TreeGrower<'a> {
         }
         let mut all = self.take_hist();
         source.histogram(root.segment, features, &self.layout, &mut all)?;
-        let candidates = split_candidates(&all, &self.layout, features, root.stats, &c);
+        let candidates =
+            split_candidates(&all, &self.layout, self.mappers, features, root.stats, &c);
         let best = best_feature(&candidates, selection, self.params.min_gain);
         if let Some(f) = best {
             root.found.push(f);
@@ -503,7 +523,14 @@ impl<'a> TreeGrower<'a> {
             }
             None => source.histogram(root.segment, &features, &layout, &mut hist)?,
         }
-        let candidates = split_candidates(&hist, &layout, &features, root.stats, &self.constraints);
+        let candidates = split_candidates(
+            &hist,
+            &layout,
+            self.mappers,
+            &features,
+            root.stats,
+            &self.constraints,
+        );
         root.layout = Some(Arc::new(layout));
         self.attach(root, hist, candidates, selection);
         Ok(())
@@ -602,6 +629,7 @@ impl<'a> TreeGrower<'a> {
         let (small_own, large_own) = (&small.found, &large.found);
         let scans = |own: &[usize], f: usize| !own_only || own.binary_search(&f).is_ok();
         let min_len = bins.min_features_per_task();
+        let mappers = self.mappers;
         let per_feature: Vec<(Option<SplitCandidate>, Option<SplitCandidate>, [bool; 2])> =
             small_hist
                 .feature_slices_mut(lay, &held)
@@ -623,11 +651,11 @@ impl<'a> TreeGrower<'a> {
                             Some(_) => bins.large(f, large_bins),
                         }
                         scans(large_own, f)
-                            .then(|| best_split_of_feature(f, large_bins, large_stats, &c))
+                            .then(|| best_split(f, &mappers[f], large_bins, large_stats, &c))
                             .flatten()
                     });
                     let best_small = (small_ok && scans(small_own, f))
-                        .then(|| best_split_of_feature(f, small_bins, small_stats, &c));
+                        .then(|| best_split(f, &mappers[f], small_bins, small_stats, &c));
                     let live = [
                         small_ok && bins.stays_live(f, small_bins, small_stats.n, &c),
                         large_ok && bins.stays_live(f, large_bins, large_stats.n, &c),

@@ -241,7 +241,9 @@ mod tests {
     fn the_avx2_losses_are_the_plain_losses_bit_for_bit() {
         let mut rng = crate::rng::Rng::new(3);
         let raw: Vec<f64> = (0..1000).map(|_| 80.0 * rng.next_f64() - 40.0).collect();
-        let y: Vec<f64> = (0..1000).map(|_| (rng.next_f64() > 0.5) as u8 as f64).collect();
+        let y: Vec<f64> = (0..1000)
+            .map(|_| (rng.next_f64() > 0.5) as u8 as f64)
+            .collect();
         let (mut plain, mut dispatched) = (vec![0.0; 1000], vec![0.0; 1000]);
         row_losses_any(&BinaryLogloss, &mut plain, &y, &raw);
         row_losses(&BinaryLogloss, &mut dispatched, &y, &raw);
