@@ -240,6 +240,12 @@ def test_dataframes_keep_feature_names_and_eval_sets_stop_early(client):
 def test_unsupported_settings_and_bad_input_are_clear_errors(client):
     X, y, _ = _problem("regression", n=300)
     dX, dy = da.from_array(X, chunks=(100, X.shape[1])), da.from_array(y, chunks=100)
+    with pytest.raises(ValueError, match="categorical_features: the Dask estimators"):
+        DaskSparseBoostRegressor(client=client, categorical_features=[1]).fit(dX, dy)
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"city": np.array(["a", "b", "c"] * 100), "x": X[:, 0]})
+    with pytest.raises(ValueError, match="categorical_features: column 'city'"):
+        DaskSparseBoostRegressor(client=client).fit(dd.from_pandas(frame, npartitions=2), dy)
     with pytest.raises(ValueError, match="validation_fraction=0.999 of 300 rows"):
         DaskSparseBoostRegressor(
             client=client, early_stopping_rounds=2, validation_fraction=0.999

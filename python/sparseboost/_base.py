@@ -26,6 +26,12 @@ from ._validation import (
 )
 
 
+def categorical_indices(estimator) -> list:
+    """The indices of the categorical columns the fit found (none before)."""
+    encoding = getattr(estimator, "_categorical", None)
+    return [] if encoding is None else list(encoding.features)
+
+
 def check_fit_input(estimator, X, y, sample_weight, *, labels: bool):
     """``X`` as C-ordered float64 (NaN allowed; sets ``n_features_in_``),
     ``y`` checked against it (finite numbers, or class labels), and
@@ -180,6 +186,7 @@ class BoosterCommon(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
                 _core.check_params({keys[new]: value}, 1)
             params[keys[new]] = value
         params.update(self._engine_objective())
+        params["categorical_features"] = categorical_indices(self)
         params["n_threads"] = resolve_n_jobs(self.n_jobs)
         params["seed"] = resolve_seed(self.random_state, draw_seed)
         return params
@@ -260,6 +267,7 @@ class BaseSparseBoost(BoosterCommon):
         l2_regularization=0.0,
         min_gain=0.0,
         max_bins=255,
+        categorical_features="from_dtype",
         subsample=1.0,
         colsample_bytree=1.0,
         feature_sampling="uniform",
@@ -292,6 +300,7 @@ class BaseSparseBoost(BoosterCommon):
         self.l2_regularization = l2_regularization
         self.min_gain = min_gain
         self.max_bins = max_bins
+        self.categorical_features = categorical_features
         self.subsample = subsample
         self.colsample_bytree = colsample_bytree
         self.feature_sampling = feature_sampling

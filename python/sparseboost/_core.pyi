@@ -39,6 +39,7 @@ class BoosterParams(TypedDict, total=False):
     mu_relative: bool
     feature_costs: list[float] | None
     feature_bags: list[int] | None
+    categorical_features: list[int] | None
     max_selected_features: int | None
     split_search: str
     gt_n_features: int
@@ -54,6 +55,7 @@ class ForestParams(TypedDict, total=False):
     n_estimators: int
     max_features: float | int
     bootstrap: bool
+    categorical_features: list[int] | None
     max_depth: int | None
     min_samples_leaf: int
     max_leaf_nodes: int | None
@@ -80,6 +82,8 @@ class Model:
     def from_json(text: str) -> Model: ...
     @property
     def n_features(self) -> int: ...
+    @property
+    def categorical_features(self) -> list[int]: ...
     @property
     def n_trees(self) -> int: ...
     @property

@@ -60,8 +60,11 @@ ENGINE_ONLY_KEYS = {
         "n_classes": "the number of classes (multiclass classifiers)",
         "mu_relative": 'whether mu was given as "f*mu_max"',
         "bin_sample_rows": "rows sampled for the bin thresholds, left at the engine's 200,000",
+        "categorical_features": "the indices of the categorical columns fit found",
     },
-    "forest": {},
+    "forest": {
+        "categorical_features": "the indices of the categorical columns fit found",
+    },
 }
 
 
@@ -192,6 +195,25 @@ PARAMS = (
         "Quantile bins per feature; NaN always gets a bin of its own.",
         BOOSTERS,
         engine="max_bins",
+    ),
+    Param(
+        "categorical_features",
+        '"from_dtype", array-like or None',
+        "from_dtype",
+        "",
+        """The categorical columns of X, split by sets of categories rather than
+        thresholds (as LightGBM's and scikit-learn's HistGradientBoosting's):
+        "from_dtype" (pandas ``category``, string, object and bool columns of a
+        DataFrame; none of an array), None, their indices, their names, or a
+        boolean mask. A column's categories (strings, integers, floats or bools
+        of one kind) get codes by frequency in the training rows; those beyond
+        the ``max_bins - 1`` most frequent share one. A split sends a set of
+        categories left; missing values and categories not seen in ``fit`` go
+        right. Such a column is one feature for the penalties, costs, bags,
+        budgets and importances; group testing always scans it exactly.
+        ``categorical_features_`` and ``categories_`` record what ``fit``
+        found. Not with sparse X or on Dask.""",
+        BOOSTERS + FORESTS,
     ),
     Param(
         "subsample",

@@ -127,9 +127,14 @@ def check_X(
     float32 stays float32 and a scipy sparse matrix stays sparse (CSR or
     CSC; other formats become CSR), unless ``dense_only``: the engine reads
     them as they are (see ``_matrix.engine_matrix``). Anything else becomes
-    float64."""
+    float64.
+
+    An estimator with a ``categorical_features`` parameter gets its
+    categorical columns as codes (``_categorical``): learned with
+    ``reset``, applied otherwise."""
     with naming("X"), converting("X"):
         X = _as_array(X, "X")
+        X = _categorical_codes(estimator, X, reset)
         _reject_non_numbers(X, "X", sparse_ok=not dense_only)
         return validate_data(
             estimator,
@@ -140,6 +145,26 @@ def check_X(
             order=order,
             ensure_all_finite="allow-nan" if allow_nan else True,
         )
+
+
+def _categorical_codes(estimator, X, reset: bool):
+    """``X`` with ``estimator``'s categorical columns as their codes (see
+    ``_categorical``); with ``reset`` the columns and their categories are
+    learned first (``categorical_features_``, ``categories_``)."""
+    if not hasattr(estimator, "categorical_features"):
+        return X
+    from ._categorical import Encoding
+
+    if reset:
+        with naming("categorical_features"):
+            encoding = Encoding.fit(
+                estimator.categorical_features, X, int(getattr(estimator, "max_bins", 255))
+            )
+        estimator._categorical = encoding
+        estimator.categorical_features_ = np.asarray(encoding.features, dtype=np.intp)
+        estimator.categories_ = [c.values for c in encoding.categories]
+    encoding = getattr(estimator, "_categorical", None)
+    return X if encoding is None else encoding.encode(X)
 
 
 def check_target(estimator, y, n_rows: int, *, labels: bool) -> np.ndarray:

@@ -120,6 +120,29 @@ def _float_array(part):
     return np.ascontiguousarray(part)
 
 
+def _refuse_categorical(spec, X) -> None:
+    """Categorical columns are not distributed yet: say so, naming the
+    parameter, rather than failing on strings in the workers."""
+    explicit = spec is not None and not (isinstance(spec, str) and spec == "from_dtype")
+    if explicit and np.size(spec) and np.any(spec):
+        raise ValueError(
+            "categorical_features: the Dask estimators take numeric columns only; encode "
+            "the categorical ones as numbers, or fit the single-machine estimator"
+        )
+    dtypes = getattr(X, "dtypes", None)
+    if spec is not None and dtypes is not None and hasattr(dtypes, "items"):
+        import pandas as pd
+
+        for name, dtype in dtypes.items():
+            if not (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)):
+                raise ValueError(
+                    f"categorical_features: column {name!r} ({dtype}) would be categorical, "
+                    "but the Dask estimators take numeric columns only; encode it as numbers, "
+                    "pass categorical_features=None to read it as numbers, or fit the "
+                    "single-machine estimator"
+                )
+
+
 def _as_dask_matrix(X):
     """X as a 2-D Dask array with known chunk sizes and one chunk of
     columns, and its column names (DataFrames) or None."""
@@ -266,6 +289,7 @@ class _DaskFit:
         from distributed import default_client, wait
 
         _training.check_early_stopping(self)
+        _refuse_categorical(self.categorical_features, X)
         client = self.client if self.client is not None else default_client()
         X, names = _as_dask_matrix(X)
         n, d = X.shape

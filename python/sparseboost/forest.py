@@ -12,7 +12,7 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core, _params
-from ._base import FeatureSelectorMixin, TakesNanAndSparse
+from ._base import FeatureSelectorMixin, TakesNanAndSparse, categorical_indices
 from ._matrix import engine_matrix
 from ._params import document
 from ._validation import (
@@ -45,6 +45,7 @@ class _BaseForest(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
         min_samples_leaf=1,
         max_leaf_nodes=None,
         max_bins=255,
+        categorical_features="from_dtype",
         feature_sampling="uniform",
         reweight_rate=5.0,
         threshold="mean",
@@ -59,6 +60,7 @@ class _BaseForest(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.max_leaf_nodes = max_leaf_nodes
         self.max_bins = max_bins
+        self.categorical_features = categorical_features
         self.feature_sampling = feature_sampling
         self.reweight_rate = reweight_rate
         self.threshold = threshold
@@ -95,6 +97,7 @@ class _BaseForest(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
         params = {key: getattr(self, name) for name, key in names.items()}
         params["max_features"] = self._engine_max_features()
         params["bootstrap"] = bool(self.bootstrap)
+        params["categorical_features"] = categorical_indices(self)
         params["n_threads"] = resolve_n_jobs(self.n_jobs)
         params["seed"] = resolve_seed(self.random_state, draw_seed)
         return params

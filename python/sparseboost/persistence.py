@@ -126,6 +126,39 @@ def _labels(values: np.ndarray):
     return values.tolist(), values.dtype.str
 
 
+def _categorical(fields, fitted, estimator, engine_model, multitask) -> None:
+    """The categorical columns and their categories (``fitted.categorical``,
+    absent without any), checked against the engine model's."""
+    from ._categorical import Encoding
+
+    models = engine_model.tasks if multitask else [engine_model]
+    expected = models[0].categorical_features if models else []
+    data = fitted.get("categorical")
+    if data is None:
+        if expected:
+            fields.fail("fitted.categorical", f"is missing for categorical features {expected}")
+        if hasattr(estimator, "categorical_features"):
+            estimator._categorical = Encoding([], [])
+            estimator.categorical_features_ = np.zeros(0, dtype=np.intp)
+            estimator.categories_ = []
+        return
+    try:
+        encoding = Encoding.from_json(data)
+    except (KeyError, TypeError, ValueError) as e:
+        fields.fail("fitted.categorical", f"is invalid: {e}")
+    if encoding.features != list(expected) or any(
+        c.n_codes > int(getattr(estimator, "max_bins", 255)) for c in encoding.categories
+    ):
+        fields.fail(
+            "fitted.categorical",
+            f"has features {encoding.features}, the model {list(expected)} (or more codes than "
+            "max_bins)",
+        )
+    estimator._categorical = encoding
+    estimator.categorical_features_ = np.asarray(encoding.features, dtype=np.intp)
+    estimator.categories_ = [c.values for c in encoding.categories]
+
+
 def save_model(estimator, path, *, input_encoding=None) -> None:
     """Write a fitted sparseboost estimator to ``path`` (JSON). The file is
     written to a temporary file beside ``path`` and renamed over it, so a
@@ -148,6 +181,9 @@ def save_model(estimator, path, *, input_encoding=None) -> None:
         fitted["classes_"], fitted["classes_dtype"] = _labels(classes)
     for key in ("best_iteration_", "best_score_", "mu_max_"):
         fitted[key] = getattr(estimator, key, None)
+    encoding = getattr(estimator, "_categorical", None)
+    if encoding is not None and encoding.features:
+        fitted["categorical"] = encoding.to_json()
     if multitask:
         fitted["tasks_"], fitted["tasks_dtype"] = _labels(estimator.tasks_)
     document = {
@@ -396,6 +432,7 @@ def load_model(path):
         fields.fail("fitted.mu_max_", f"must be a number >= 0 or null, got {mu_max!r}")
     if not multitask:
         estimator.mu_max_ = None if mu_max is None else float(mu_max)
+    _categorical(fields, fitted, estimator, engine_model, multitask)
     estimator._model = engine_model
     try:
         estimator._check_params()

@@ -2,8 +2,8 @@
 //! `Model` (raw output k: the average of the trees of output k).
 
 use super::params::{
-    boolean, count, feature_count, name, optional_count, parsed, read, real, seed, set, shown,
-    shown_all, shown_count, Key,
+    boolean, count, feature_count, feature_list, name, optional_count, parsed, read, real, seed,
+    set, shown, shown_all, shown_count, Key,
 };
 use super::{contiguous, run_interruptible, PyModel};
 use crate::feature_sampling::FeatureSampling;
@@ -32,6 +32,11 @@ static FOREST_KEYS: &[Key<F>] = &[
         "bootstrap",
         |p, k, v| set(&mut p.bootstrap, boolean(k, v)),
         |p, py| shown(py, p.bootstrap),
+    ),
+    Key::new(
+        "categorical_features",
+        |p, k, v| set(&mut p.categorical_features, feature_list(k, v)),
+        |p, py| shown(py, p.categorical_features.clone()),
     ),
     Key::new(
         "max_depth",

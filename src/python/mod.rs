@@ -266,6 +266,12 @@ impl PyModel {
         self.model.n_features
     }
 
+    /// The categorical features (their splits are sets of codes).
+    #[getter]
+    fn categorical_features(&self) -> Vec<usize> {
+        self.model.categorical_features.clone()
+    }
+
     /// The loss the model was fitted for: "squared_error" or "binary_logloss".
     #[getter]
     fn objective(&self) -> &'static str {

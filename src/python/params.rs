@@ -145,6 +145,11 @@ fn metrics(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<Metric>> {
     names.iter().map(|n| parsed(Metric::parse(n))).collect()
 }
 
+/// A list of feature indices (the categorical features); `None` for none.
+pub(super) fn feature_list(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    Ok(optional_list(key, "a list of feature indices", value)?.unwrap_or_default())
+}
+
 /// `None` or a list (of costs, of bag labels).
 fn optional_list<'py, T: FromPyObjectOwned<'py>>(
     key: &str,
@@ -384,6 +389,11 @@ pub(super) static BOOSTER_KEYS: &[Key<B>] = &[
         "max_selected_features",
         |p, k, v| set(&mut p.max_features, optional_count(k, v)),
         |p, py| shown(py, p.max_features),
+    ),
+    Key::new(
+        "categorical_features",
+        |p, k, v| set(&mut p.categorical_features, feature_list(k, v)),
+        |p, py| shown(py, p.categorical_features.clone()),
     ),
     Key::new(
         "split_search",

@@ -1,0 +1,263 @@
+"""Categorical columns: which columns of X are categorical
+(``categorical_features``) and the codes their values become.
+
+The engine splits a categorical feature by sets of integer codes (see the
+Rust ``categorical`` module). Here each categorical column's values become
+codes ordered by frequency in the training rows, most frequent first (ties
+by value), and the rarest categories beyond ``max_bins - 1`` share the
+last code. Missing values (None, NaN, pandas' NA) and, at prediction time,
+categories not seen in training become NaN: the engine sends both to the
+right child of every categorical split.
+
+A column's categories may be strings, integers, floats or bools, but of
+one kind.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+SPEC_HELP = (
+    '"from_dtype" (pandas category, string, object and bool columns), None, indices, '
+    "feature names or a boolean mask"
+)
+
+
+def _is_dataframe(X) -> bool:
+    return hasattr(X, "dtypes") and hasattr(X, "columns") and hasattr(X, "iloc")
+
+
+def resolve(spec, X) -> list:
+    """The indices (ascending) of the columns of ``X`` that ``spec`` makes
+    categorical."""
+    n_features = X.shape[1] if getattr(X, "ndim", 2) == 2 else 0
+    if spec is None:
+        return []
+    if isinstance(spec, str):
+        if spec != "from_dtype":
+            raise ValueError(f"categorical_features must be {SPEC_HELP}, got {spec!r}")
+        if not _is_dataframe(X):
+            return []
+        import pandas as pd
+
+        return [
+            j
+            for j, dtype in enumerate(X.dtypes)
+            if isinstance(dtype, pd.CategoricalDtype)
+            or pd.api.types.is_bool_dtype(dtype)
+            or pd.api.types.is_string_dtype(dtype)
+            or dtype == object
+        ]
+    values = np.asarray(spec)
+    if values.ndim != 1:
+        raise ValueError(f"categorical_features must be {SPEC_HELP}, got {spec!r}")
+    if values.dtype == bool:
+        if values.shape[0] != n_features:
+            raise ValueError(
+                f"categorical_features is a mask of {values.shape[0]} entries, but X has "
+                f"{n_features} features"
+            )
+        return [int(j) for j in np.flatnonzero(values)]
+    if values.size == 0:
+        return []
+    if values.dtype.kind in "US" or values.dtype == object:
+        names = list(map(str, X.columns)) if _is_dataframe(X) else None
+        indices = []
+        for name in values.tolist():
+            if not isinstance(name, str):
+                raise TypeError(
+                    f"categorical_features must hold all names or all indices, got {name!r}"
+                )
+            if names is None or name not in names:
+                raise ValueError(
+                    f"categorical_features names {name!r}, which is not a column of X"
+                    + ("" if names is not None else " (X has no column names)")
+                )
+            indices.append(names.index(name))
+    elif values.dtype.kind in "iu":
+        indices = [int(j) for j in values]
+        bad = [j for j in indices if not 0 <= j < n_features]
+        if bad:
+            raise ValueError(
+                f"categorical_features has indices {bad} out of range for {n_features} features"
+            )
+    else:
+        raise TypeError(f"categorical_features must be {SPEC_HELP}, got {spec!r}")
+    if len(set(indices)) != len(indices):
+        raise ValueError(f"categorical_features lists a feature twice: {spec!r}")
+    return sorted(indices)
+
+
+def _missing(values: np.ndarray) -> np.ndarray:
+    """Where an object or numeric column holds None, NaN or pandas' NA."""
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype != object:
+        return np.zeros(values.shape, dtype=bool)
+    out = np.zeros(values.shape, dtype=bool)
+    for i, v in enumerate(values):
+        out[i] = v is None or (isinstance(v, float) and v != v) or type(v).__name__ == "NAType"
+    return out
+
+
+def _kind(value) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, numbers.Number):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return type(value).__name__
+
+
+class Categories:
+    """The codes of one categorical column: ``values`` are its training
+    categories by descending frequency; value ``i`` has code
+    ``min(i, n_codes - 1)``."""
+
+    def __init__(self, values: np.ndarray, n_codes: int):
+        self.values = values
+        self.n_codes = n_codes
+        order = np.argsort(values, kind="stable")
+        self._sorted = values[order]
+        self._codes = np.minimum(order, n_codes - 1).astype(np.float64)
+
+    @classmethod
+    def fit(cls, column: np.ndarray, max_codes: int, name: str) -> Categories:
+        present = column[~_missing(column)]
+        kinds = sorted({_kind(v) for v in present}) if present.dtype == object else []
+        if len(kinds) > 1:
+            raise TypeError(
+                f"categorical column {name} holds values of several kinds ({', '.join(kinds)}); "
+                "its categories must be all strings or all numbers"
+            )
+        if present.dtype == object and kinds == ["number"]:
+            present = present.astype(np.float64)
+        uniques, counts = np.unique(present, return_counts=True)
+        # By descending count; np.unique sorted the ties by value.
+        order = np.argsort(-counts, kind="stable")
+        values = uniques[order]
+        return cls(values, max(1, min(len(values), max_codes)))
+
+    def codes(self, column: np.ndarray) -> np.ndarray:
+        """The code of each value (NaN: missing, or not a training category)."""
+        out = np.full(column.shape[0], np.nan)
+        present = ~_missing(column)
+        values = column[present]
+        if len(self._sorted) == 0 or len(values) == 0:
+            return out
+        if values.dtype == object and self._sorted.dtype != object:
+            # Numbers held as objects: compare as numbers when they are.
+            try:
+                values = values.astype(self._sorted.dtype)
+            except (TypeError, ValueError):
+                return out
+        try:
+            at = np.searchsorted(self._sorted, values)
+        except TypeError:  # values of another kind than the training ones
+            found = np.array([v in set(self._sorted.tolist()) for v in values])
+            at = np.array(
+                [self._sorted.tolist().index(v) if f else 0 for v, f in zip(values, found)]
+            )
+            codes = np.where(found, self._codes[at], np.nan)
+            out[present] = codes
+            return out
+        at = np.minimum(at, len(self._sorted) - 1)
+        found = self._sorted[at] == values
+        out[present] = np.where(found, self._codes[at], np.nan)
+        return out
+
+    def to_json(self) -> dict:
+        values = self.values
+        return {"values": values.tolist(), "dtype": values.dtype.str, "n_codes": self.n_codes}
+
+    @classmethod
+    def from_json(cls, data) -> Categories:
+        dtype = np.dtype(data["dtype"])
+        if dtype.kind not in "biufUO":
+            raise ValueError(f"a categorical column's values cannot have dtype {dtype}")
+        values = np.asarray(data["values"], dtype=dtype)
+        n_codes = int(data["n_codes"])
+        if values.ndim != 1 or not 1 <= n_codes <= max(1, len(values)):
+            raise ValueError("a categorical column's values and n_codes do not agree")
+        return cls(values, n_codes)
+
+
+class Encoding:
+    """The categorical columns of X (``features``, ascending) and their
+    categories."""
+
+    def __init__(self, features: list, categories: list):
+        self.features = list(features)
+        self.categories = list(categories)
+
+    @classmethod
+    def fit(cls, spec, X, max_bins: int) -> Encoding:
+        features = resolve(spec, X)
+        if features and sp.issparse(X):
+            raise ValueError(
+                "categorical_features: a sparse X has numeric columns only; pass a dense "
+                "array or a DataFrame"
+            )
+        names = list(map(str, X.columns)) if _is_dataframe(X) else None
+        categories = [
+            Categories.fit(_column(X, j), max_bins, repr(names[j]) if names else str(j))
+            for j in features
+        ]
+        return cls(features, categories)
+
+    def encode(self, X):
+        """``X`` with every categorical column replaced by its codes (a
+        float64 DataFrame for a DataFrame, else a float64 array)."""
+        if not self.features:
+            return X
+        if sp.issparse(X):
+            raise ValueError("X is sparse, but the model has categorical features")
+        codes = {j: cats.codes(_column(X, j)) for j, cats in zip(self.features, self.categories)}
+        if _is_dataframe(X):
+            X = X.copy()
+            for j, c in codes.items():
+                X.isetitem(j, c)
+            return X
+        X = np.asarray(X)
+        if X.ndim != 2:
+            return X
+        numeric = [j for j in range(X.shape[1]) if j not in codes]
+        out = np.empty(X.shape, dtype=np.float64)
+        if numeric:
+            from ._validation import converting
+
+            with converting("X"):
+                out[:, numeric] = X[:, numeric].astype(np.float64)
+        for j, c in codes.items():
+            out[:, j] = c
+        return out
+
+    def to_json(self):
+        return {"features": self.features, "categories": [c.to_json() for c in self.categories]}
+
+    @classmethod
+    def from_json(cls, data) -> Encoding:
+        features = [int(j) for j in data["features"]]
+        categories = [Categories.from_json(c) for c in data["categories"]]
+        if len(features) != len(categories) or features != sorted(set(features)):
+            raise ValueError("categorical features and their categories do not agree")
+        return cls(features, categories)
+
+
+def _column(X, j) -> np.ndarray:
+    if _is_dataframe(X):
+        column = X.iloc[:, j]
+        dtype = column.dtype
+        import pandas as pd
+
+        if isinstance(dtype, pd.CategoricalDtype):
+            column = column.astype(object)
+        values = column.to_numpy(dtype=object) if column.dtype == object else column.to_numpy()
+        if values.dtype != object and values.dtype.kind not in "biuf":
+            values = values.astype(object)
+        return values
+    return np.asarray(X)[:, j]

@@ -1,0 +1,182 @@
+"""Categorical features through the estimators: which columns are
+categorical (``categorical_features``), their codes, a planted categorical
+feature selected first, missing and unseen categories routed as documented,
+files and pickles that keep the categories, the same model whatever the
+threads, and every estimator kind that takes them (or refuses them by
+name)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sparseboost import (
+    MultiTaskSparseBoostRegressor,
+    SparseBoostClassifier,
+    SparseBoostRanker,
+    SparseBoostRegressor,
+    SparseForestRegressor,
+    load_model,
+)
+from sparseboost._categorical import Categories
+
+pd = pytest.importorskip("pandas")
+
+CITIES = np.array([f"city{i:02d}" for i in range(20)])
+PLANTED = ["city02", "city07", "city11"]
+
+
+def planted(n=3000, seed=0, noise_features=8):
+    """A DataFrame whose string column "city" (20 categories, a few missing)
+    decides y: +3 for three of them; the other columns are noise."""
+    rng = np.random.default_rng(seed)
+    city = CITIES[rng.integers(0, 20, n)].astype(object)
+    city[rng.random(n) < 0.03] = None
+    X = pd.DataFrame({f"x{j}": rng.random(n) for j in range(noise_features)})
+    X.insert(3, "city", city)
+    y = 3.0 * np.isin(city, PLANTED) + 0.5 * rng.random(n)
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(penalty="agbm", mu=0.01),
+        dict(penalty="gbfs", mu=0.5),
+        dict(penalty="agbm", mu=0.01, split_search="group_testing", gt_n_features=2),
+    ],
+    ids=["agbm", "gbfs", "gt"],
+)
+def test_a_planted_categorical_feature_is_selected_first(params):
+    X, y = planted()
+    model = SparseBoostRegressor(n_estimators=40, random_state=0, **params).fit(X, y)
+    assert list(model.categorical_features_) == [3]
+    assert model.selected_features_[0] == 3
+    assert model.selected_feature_names_[0] == "city"
+    assert np.argmax(model.feature_importances_) == 3
+    # The planted categories and the others end on different sides.
+    test = pd.DataFrame({c: [0.5, 0.5] for c in X.columns})
+    test["city"] = ["city07", "city05"]
+    high, low = model.predict(test)
+    assert high - low > 2.0
+
+
+def test_codes_follow_frequency_and_the_rarest_share_one():
+    column = np.array(list("aaaaabbbbccde") + [None, "e"], dtype=object)
+    cats = Categories.fit(column, max_codes=3, name="c")
+    assert list(cats.values) == ["a", "b", "c", "e", "d"]
+    codes = cats.codes(np.array(["a", "b", "c", "d", "e", "zz", None], dtype=object))
+    np.testing.assert_array_equal(codes[:5], [0, 1, 2, 2, 2])
+    assert np.isnan(codes[5:]).all(), "unseen and missing are NaN"
+    with pytest.raises(TypeError, match="several kinds"):
+        Categories.fit(np.array([1, "a", 2], dtype=object), 10, "c")
+
+
+def test_missing_and_unseen_categories_go_right():
+    X, y = planted(seed=1)
+    stump = SparseBoostRegressor(
+        n_estimators=1, max_leaves=2, learning_rate=1.0, penalty="none", random_state=0
+    ).fit(X, y)
+    rows = pd.DataFrame({c: [0.5] * 4 for c in X.columns})
+    rows["city"] = [None, "never seen", "city07", "city05"]
+    missing, unseen, planted_one, other = stump.predict(rows)
+    assert missing == unseen, "both go right"
+    assert planted_one != other
+    assert missing in (planted_one, other)
+
+
+def test_explicit_columns_by_index_name_and_mask():
+    X, y = planted(n=1500, seed=2)
+    codes = X.copy()
+    codes["city"] = pd.Categorical(X["city"]).codes.astype(float)
+    codes.loc[codes["city"] < 0, "city"] = np.nan
+    for spec in ([3], ["city"], np.arange(X.shape[1]) == 3):
+        model = SparseBoostRegressor(n_estimators=10, categorical_features=spec, random_state=0)
+        model.fit(codes, y)
+        assert list(model.categorical_features_) == [3], spec
+    # A numpy array holding numbers: categorical only when asked.
+    array = codes.to_numpy()
+    assert len(SparseBoostRegressor(n_estimators=5).fit(array, y).categorical_features_) == 0
+    model = SparseBoostRegressor(n_estimators=10, categorical_features=[3]).fit(array, y)
+    assert model.selected_features_[0] == 3
+    none = SparseBoostRegressor(n_estimators=5, categorical_features=None).fit(codes, y)
+    assert len(none.categorical_features_) == 0
+
+
+@pytest.mark.parametrize(
+    "spec, error, match",
+    [
+        (["nowhere"], ValueError, "categorical_features names 'nowhere'"),
+        ([40], ValueError, "categorical_features has indices \\[40\\]"),
+        ("some", ValueError, "categorical_features must be"),
+        ([3, 3], ValueError, "categorical_features lists a feature twice"),
+        (np.array([True, False]), ValueError, "categorical_features is a mask of 2"),
+    ],
+)
+def test_bad_categorical_features_are_named(spec, error, match):
+    X, y = planted(n=300)
+    with pytest.raises(error, match=match):
+        SparseBoostRegressor(n_estimators=2, categorical_features=spec).fit(X, y)
+
+
+def test_a_sparse_matrix_with_categorical_columns_is_refused():
+    X = sp.random(100, 5, density=0.3, format="csr", random_state=0)
+    y = np.arange(100.0)
+    with pytest.raises(ValueError, match="categorical_features"):
+        SparseBoostRegressor(n_estimators=2, categorical_features=[1]).fit(X, y)
+    # from_dtype finds none in a sparse matrix.
+    SparseBoostRegressor(n_estimators=2).fit(X, y)
+
+
+def test_files_and_pickles_keep_the_categories(tmp_path):
+    X, y = planted(n=1500, seed=3)
+    model = SparseBoostClassifier(n_estimators=20, random_state=0).fit(X, y > 1.5)
+    path = tmp_path / "model.json"
+    model.save_model(path)
+    for restored in (load_model(path), pickle.loads(pickle.dumps(model))):
+        np.testing.assert_array_equal(restored.predict_proba(X), model.predict_proba(X))
+        assert [list(v) for v in restored.categories_] == [list(v) for v in model.categories_]
+        assert list(restored.categorical_features_) == [3]
+    text = path.read_text()
+    assert '"categories": [' in text and "city07" in text
+
+
+def test_the_model_does_not_depend_on_the_threads():
+    X, y = planted(n=2000, seed=4)
+    fits = [
+        SparseBoostRegressor(n_estimators=20, n_jobs=j, random_state=0).fit(X, y)._model.to_json()
+        for j in (1, 2)
+    ]
+    assert fits[0] == fits[1]
+
+
+def test_every_kind_of_estimator_takes_categorical_columns():
+    X, y = planted(n=1200, seed=5)
+    labels = np.where(y > 1.5, "hi", np.where(y > 0.3, "mid", "lo"))
+    multiclass = SparseBoostClassifier(n_estimators=10, random_state=0).fit(X, labels)
+    assert multiclass.selected_features_[0] == 3
+    # Early stopping on an evaluation set with its own (unseen) categories.
+    X_val, y_val = planted(n=400, seed=6)
+    X_val.loc[:20, "city"] = "unknown"
+    stopped = SparseBoostRegressor(n_estimators=200, early_stopping_rounds=3, random_state=0)
+    stopped.fit(X, y, eval_set=[(X_val, y_val)])
+    assert stopped.best_iteration_ is not None
+    # float32 codes.
+    codes = X.copy()
+    codes["city"] = pd.Categorical(X["city"]).codes.astype(np.float32)
+    codes = codes.astype(np.float32)
+    f32 = SparseBoostRegressor(n_estimators=10, categorical_features=[3]).fit(codes.to_numpy(), y)
+    assert f32.selected_features_[0] == 3
+    # Ranking, multitask and forests.
+    group = np.full(12, 100)
+    ranker = SparseBoostRanker(n_estimators=10, random_state=0).fit(X, np.round(y), group=group)
+    assert ranker.selected_features_[0] == 3
+    task = np.where(np.arange(1200) % 3 == 0, "a", "b")
+    multitask = MultiTaskSparseBoostRegressor(n_estimators=10, random_state=0).fit(X, y, task)
+    assert multitask.selected_features_[0] == 3
+    np.testing.assert_array_equal(multitask.categorical_features_, [3])
+    forest = SparseForestRegressor(n_estimators=10, random_state=0).fit(X, y)
+    assert np.argmax(forest.feature_importances_) == 3
+    assert forest.score(X, y) > 0.8
