@@ -180,3 +180,23 @@ def test_every_kind_of_estimator_takes_categorical_columns():
     forest = SparseForestRegressor(n_estimators=10, random_state=0).fit(X, y)
     assert np.argmax(forest.feature_importances_) == 3
     assert forest.score(X, y) > 0.8
+
+
+def test_the_selectors_that_wrap_a_booster_take_categorical_columns():
+    from sparseboost import SparseBoostSelector, SparseBoostSelectorCV, TopKSelector
+
+    X, y = planted(n=1500, seed=7)
+    selector = SparseBoostSelector().fit(X, y)
+    assert 3 in selector.get_support(indices=True)
+    top = TopKSelector(n_features_to_select=2).fit(X, y)
+    assert 3 in top.selected_features_
+    assert top.predict(X).shape == (1500,)
+    cv = SparseBoostSelectorCV(max_selected_features=3, cv=3, order="entry").fit(X, y)
+    assert cv.selected_features_[0] == 3
+    assert cv.score(X, y) > 0.8
+    # Codes in a numpy array, the column named by index.
+    codes = X.copy()
+    codes["city"] = pd.Categorical(X["city"]).codes.astype(float)
+    codes.loc[codes["city"] < 0, "city"] = np.nan
+    top = TopKSelector(n_features_to_select=1, categorical_features=[3]).fit(codes.to_numpy(), y)
+    assert top.estimator_.categorical_features == [0]

@@ -213,7 +213,7 @@ PARAMS = (
         budgets and importances; group testing always scans it exactly.
         ``categorical_features_`` and ``categories_`` record what ``fit``
         found. Not with sparse X or on Dask.""",
-        BOOSTERS + FORESTS,
+        BOOSTERS + FORESTS + SELECTOR + TOP_K + SELECTOR_CV,
     ),
     Param(
         "subsample",

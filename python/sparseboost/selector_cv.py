@@ -23,7 +23,7 @@ from ._base import BaseSparseBoost, FeatureSelectorMixin
 from ._params import document, renamed_values, table_name
 from ._refit import RefitDelegates
 from ._validation import check_X, engine_mu, naming, resolve_seed
-from .selectors import WrapsBooster, default_booster
+from .selectors import WrapsBooster, default_booster, with_categorical
 
 # How each order ranks the features, from the fits it needs.
 _ORDERS = ("entry", "importance", "unpenalised", "stability")
@@ -85,6 +85,7 @@ class SparseBoostSelectorCV(
         n_subsamples=10,
         random_state=None,
         verbose=0,
+        categorical_features="from_dtype",
     ):
         self.estimator = estimator
         self.max_selected_features = max_selected_features
@@ -97,6 +98,7 @@ class SparseBoostSelectorCV(
         self.n_subsamples = n_subsamples
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     # -- checks ----------------------------------------------------------
 
@@ -158,7 +160,7 @@ class SparseBoostSelectorCV(
         orders = self._orders()
         cap = min(int(budget), d)
         budgets = self._budgets(cap)
-        template = self._template(y)
+        template = with_categorical(self._template(y), self)
         if template.random_state is None:
             template.set_params(random_state=resolve_seed(self.random_state, True) % 2**32)
         y = np.asarray(y)
@@ -282,6 +284,7 @@ class SparseBoostSelectorCV(
         else:
             model = clone(template).set_params(penalty="none", mu=0.0, max_selected_features=None)
             model.set_params(feature_costs=None, feature_bags=None)
+            model = with_categorical(model, self, kept)
         model.fit(X[:, np.sort(kept)], y)
         self.timings_["refits"] += time.perf_counter() - started
         return model

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
@@ -10,6 +11,21 @@ from ._base import BaseSparseBoost, FeatureSelectorMixin, TakesNanAndSparse
 from ._params import document
 from ._validation import check_X, naming
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
+
+
+def with_categorical(estimator, selector, columns=None):
+    """``estimator`` told which of its columns are the selector's
+    categorical ones (``columns``: the selector's columns it gets, all by
+    default); an estimator that is no sparseboost booster gets their codes
+    as numbers."""
+    categorical = getattr(selector, "categorical_features_", np.zeros(0, dtype=int))
+    if not hasattr(estimator, "categorical_features"):
+        return estimator
+    if columns is None:
+        positions = list(categorical)
+    else:
+        positions = [i for i, f in enumerate(np.sort(columns)) if f in set(categorical.tolist())]
+    return estimator.set_params(categorical_features=[int(p) for p in positions] or None)
 
 
 def default_booster(y, **params):
@@ -45,8 +61,9 @@ class SparseBoostSelector(WrapsBooster, MetaEstimatorMixin, FeatureSelectorMixin
         The kept features, in the order they entered the booster.
     """
 
-    def __init__(self, estimator=None):
+    def __init__(self, estimator=None, categorical_features="from_dtype"):
         self.estimator = estimator
+        self.categorical_features = categorical_features
 
     def fit(self, X, y, **fit_params):
         """Fit the booster on ``X``, ``y``; ``fit_params`` go to its ``fit``."""
@@ -63,8 +80,10 @@ class SparseBoostSelector(WrapsBooster, MetaEstimatorMixin, FeatureSelectorMixin
             estimator = clone(self.estimator)
         # The booster checks y and the fit parameters. It gets X as given,
         # so that it records the same feature names as the selector (and
-        # its predict accepts exactly what transform accepts).
+        # its predict accepts exactly what transform accepts), and the
+        # selector's categorical columns.
         del checked
+        estimator = with_categorical(estimator, self)
         self.estimator_ = estimator.fit(X, y, **fit_params)
         return self
 

@@ -11,7 +11,7 @@ from ._base import BaseSparseBoost, FeatureSelectorMixin
 from ._params import document
 from ._refit import RefitDelegates
 from ._validation import check_X, resolve_n_features_to_select
-from .selectors import default_booster
+from .selectors import default_booster, with_categorical
 
 
 @document  # the Parameters section: sparseboost._params
@@ -36,11 +36,19 @@ class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, Bas
         Only when ``X`` has column names (a pandas DataFrame).
     """
 
-    def __init__(self, estimator=None, n_features_to_select=10, importance="gain", refit=True):
+    def __init__(
+        self,
+        estimator=None,
+        n_features_to_select=10,
+        importance="gain",
+        refit=True,
+        categorical_features="from_dtype",
+    ):
         self.estimator = estimator
         self.n_features_to_select = n_features_to_select
         self.importance = importance
         self.refit = refit
+        self.categorical_features = categorical_features
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -82,7 +90,7 @@ class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, Bas
 
         # The models get plain arrays: feature names stay with the selector,
         # which checks them in transform and predict.
-        full = estimator.fit(checked, y, **fit_params)
+        full = with_categorical(clone(estimator), self).fit(checked, y, **fit_params)
         if sparseboost:
             importances = full.get_feature_importance(self.importance)
         elif hasattr(full, "feature_importances_"):
@@ -104,7 +112,8 @@ class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, Bas
         self.support_ = np.zeros(d, dtype=bool)
         self.support_[self.selected_features_] = True
         if self.refit:
-            self.estimator_ = clone(estimator).fit(checked[:, self.support_], y, **fit_params)
+            refit = with_categorical(clone(estimator), self, self.selected_features_)
+            self.estimator_ = refit.fit(checked[:, self.support_], y, **fit_params)
         else:
             self.estimator_ = full
         return self
