@@ -76,24 +76,23 @@ def test_csv_classification_names_original_columns(tmp_path):
 def test_predict_round_trip_matches_the_estimator(tmp_path):
     frame, out = select_on_labelled_csv(tmp_path)
     new = frame.drop(columns="label").iloc[:50].copy()
-    new.loc[new.index[0], "city"] = "tokyo"  # never seen: no indicator set
+    new.loc[new.index[0], "city"] = "tokyo"  # never seen: NaN, sent right
     new.to_csv(tmp_path / "new.csv", index=False)
     predictions = tmp_path / "p.csv"
     model_path = str(out / "model.json")
     assert main(["predict", model_path, str(tmp_path / "new.csv"), "--out", str(predictions)]) == 0
     got = read_csv_exact(pd, predictions)
 
-    # The encoding written by hand: numeric columns as they are, then one
-    # indicator per training category of city (sorted, <missing> last).
+    # The encoding written by hand: every column in its place, city as the
+    # index of its training category (sorted, <missing> last), NaN unseen.
     model, encoding = load_input_encoding(model_path)
-    numeric = [c for c in new.columns if c != "city"]
     categories = ["lima", "oslo", "paris", MISSING]
     city = new["city"].fillna(MISSING)
-    X = np.column_stack(
-        [new[numeric].to_numpy(float)] + [(city == c).to_numpy(float) for c in categories]
-    )
-    assert X[0, -4:].sum() == 0
+    codes = [float(categories.index(c)) if c in categories else np.nan for c in city]
+    X = new.assign(city=codes)[[c.name for c in encoding.columns]].to_numpy(float)
+    assert np.isnan(X[0, list(new.columns).index("city")])
     assert [c.categories for c in encoding.columns if c.categories] == [categories]
+    assert list(model.categorical_features_) == encoding.categorical_indices()
     proba = model.predict_proba(X)
     np.testing.assert_array_equal(got[[f"proba_{c}" for c in model.classes_]].to_numpy(), proba)
     assert list(got["prediction"]) == list(model.classes_[proba.argmax(axis=1)])
@@ -159,23 +158,36 @@ def test_svmlight_stays_sparse_and_predicts(tmp_path, monkeypatch):
     assert len(pd.read_csv(p)) == n
 
 
-def test_one_hot_bag_pays_the_penalty_once_per_column():
-    # city=a is worth much more than mu, city=b less: alone, b never pays
-    # its way in; in city's bag it is free once city=a has paid.
+def test_a_string_column_is_one_categorical_feature_and_dates_one_bag():
     rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"city": rng.choice(["a", "b", "c"], 4000), "u": rng.random(4000)})
+    n = 4000
+    frame = pd.DataFrame(
+        {
+            "city": rng.choice(["a", "b", "c"], n),
+            "when": pd.Series(pd.date_range("2021-01-01", periods=n, freq="h")).astype(str),
+            "u": rng.random(n),
+        }
+    )
     y = 10.0 * (frame["city"] == "a") + 1.0 * (frame["city"] == "b")
     encoding = Encoding.fit(frame, task="regression", target="y", group=None)
     X = encoding.transform(frame)
-    assert encoding.encoded_names() == ["city=a", "city=b", "city=c", "u"]
-    np.testing.assert_array_equal(encoding.bags(), [0, 0, 0, 1])
-    common = {"penalty": "gbfs", "mu": 2000.0, "n_estimators": 5, "random_state": 0}
-    alone = SparseBoostRegressor(**common).fit(X, y)
-    assert list(alone.selected_features_) == [0]
-    bagged = SparseBoostRegressor(feature_bags=encoding.bags(), **common).fit(X, y)
-    assert set(bagged.selected_features_) >= {0, 1}
-    assert 3 not in bagged.selected_features_
-    assert encoding.original_order(bagged.selected_features_) == ["city"]
+    assert encoding.encoded_names() == [
+        "city",
+        "when.year",
+        "when.month",
+        "when.day",
+        "when.weekday",
+        "u",
+    ]
+    np.testing.assert_array_equal(encoding.bags(), [0, 1, 1, 1, 1, 2])
+    assert encoding.categorical_indices() == [0]
+    np.testing.assert_array_equal(X[:3, 0], [["a", "b", "c"].index(v) for v in frame.city[:3]])
+    np.testing.assert_array_equal(X[0, 1:5], [2021, 1, 1, 4])  # a Friday
+    model = SparseBoostRegressor(
+        categorical_features=encoding.categorical_indices(), n_estimators=5, random_state=0
+    ).fit(X, y)
+    assert model.selected_features_[0] == 0
+    assert encoding.original_order(model.selected_features_)[0] == "city"
 
 
 def test_default_runs_on_embedded_madelon(tmp_path):

@@ -182,9 +182,10 @@ def by_hand(frame, encoding):
             else:
                 blocks.append(values.astype("float64").to_numpy(na_value=np.nan).reshape(-1, 1))
         else:
+            # The index of the cell's training category, NaN if unseen.
             keys = [MISSING if v is None or v is pd.NA else str(v) for v in values]
-            for category in column.categories:
-                blocks.append(np.array([k == category for k in keys], dtype=float).reshape(-1, 1))
+            index = {c: float(i) for i, c in enumerate(column.categories)}
+            blocks.append(np.array([index.get(k, np.nan) for k in keys]).reshape(-1, 1))
     X = np.hstack(blocks)
     return X if encoding.model_columns is None else X[:, encoding.model_columns]
 
@@ -358,7 +359,11 @@ def test_every_output_names_only_input_columns(table, fmt, data):
     assert set(selected) <= names
     assert set(metrics["selected_features"]) == set(selected)
     encoded = [c["name"] for c in model["input_encoding"]["columns"]]
-    assert encoded == list(frame.columns)
+    # The input's columns in their order, less those left out (one value,
+    # an identifier), each of which a note names.
+    assert encoded == [c for c in frame.columns if c in encoded]
+    for left_out in set(frame.columns) - set(encoded):
+        assert any(f"column {left_out!r}" in note for note in metrics["notes"]), left_out
     with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
         report = f.read()
     assert "Unnamed:" not in report

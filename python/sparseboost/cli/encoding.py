@@ -5,12 +5,23 @@ Numeric (and bool) columns pass through as float64, missing values as NaN
 (the engine gives NaN a bin of its own). So do columns that pandas holds as
 Python objects although every cell is a number (Parquet ``decimal128``, CSV
 integers beyond 64 bits, numbers stored as text); a note says when float64
-rounds some of them. A string or categorical column becomes one 0/1
-indicator per category seen in training, and all the indicators of one
-column share a feature bag: the selection penalty is paid once per original
-column, not once per category. A missing string is a category of its own
-(``<missing>``) when training had one; a category that training never saw
-(or a missing string when training had none) sets no indicator.
+rounds some of them. A string or categorical column (or one named by
+``--categorical``) becomes one native categorical feature: its cells become
+the index of their category among those seen in training, which the
+estimators split by sets of categories (``categorical_features``). A missing
+string is a category of its own (``<missing>``) when training had one; a
+category that training never saw (or a missing string when training had
+none) becomes NaN, which every categorical split sends right. A date column
+(dates, or strings that spell dates) becomes four numbers: year, month, day
+and weekday, which share a feature bag, so the selection penalty is paid
+once per date column.
+
+Columns that cannot help are left out, with a note: a string column holding
+a different value in every row (an identifier) and a column with one value
+(or none). ``--drop`` leaves out more.
+
+Model files written before categories were native hold one 0/1 indicator
+per category (``native_categories`` absent): they still load and predict.
 
 Whether a column is numeric or categorical is decided once, on the training
 file, and stored; every later file's cells are read as that kind, whatever
@@ -36,19 +47,28 @@ from . import values as cells
 
 MISSING = "<missing>"
 TASKS = ("regression", "classification", "ranking")
-# One-hot encoding a column with more categories than this would mostly
-# encode identifiers; asking the user to drop or encode it is clearer.
-MAX_CATEGORIES = 1000
+# What a date column becomes.
+DATE_PARTS = ("year", "month", "day", "weekday")
+# A string column is an identifier (a different value in every row) only
+# from this many rows on: a few rows may well all differ by chance.
+MIN_ROWS_FOR_IDENTIFIER = 20
+# Strings that spell dates: 2024-01-31, 31/01/2024, 1/31/24, with an
+# optional time.
+_DATE = r"^\s*(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})([ T]\S*)?\s*$"
 
 
 @dataclass
 class Column:
     name: str
-    categories: list | None = None  # None: numeric
+    categories: list | None = None  # None: numeric (or a date)
+    date: bool = False
 
-    @property
-    def width(self) -> int:
-        return 1 if self.categories is None else len(self.categories)
+    def width(self, native: bool) -> int:
+        """Encoded columns: one, a date's four parts, or (files written
+        before categories were native) one indicator per category."""
+        if self.date:
+            return len(DATE_PARTS)
+        return 1 if self.categories is None or native else len(self.categories)
 
 
 @dataclass
@@ -69,6 +89,9 @@ class Encoding:
     # (a file with no index 0 is one-based). New files are read the same
     # way: a zero-based file whose rows lack feature 0 must not shift.
     svmlight_zero_based: bool | None = None
+    # Categorical columns are native (one code column each); False in
+    # files written before, whose categories are one indicator each.
+    native: bool = True
     # What reading the training file changed, for the user (not saved).
     notes: list = field(default_factory=list, compare=False, repr=False)
 
@@ -78,22 +101,24 @@ class Encoding:
     def n_encoded(self) -> int:
         if self.columns is None:
             return len(self.feature_names)
-        return sum(c.width for c in self.columns)
+        return sum(c.width(self.native) for c in self.columns)
 
     def origins(self) -> list:
         """The original column name of every encoded column."""
         if self.columns is None:
             return list(self.feature_names)
-        return [c.name for c in self.columns for _ in range(c.width)]
+        return [c.name for c in self.columns for _ in range(c.width(self.native))]
 
     def encoded_names(self) -> list:
-        """A name for every encoded column: the column's name, or
-        ``column=category`` for an indicator."""
+        """A name for every encoded column: the column's name, a date's
+        ``column.part``, or ``column=category`` for an indicator."""
         if self.columns is None:
             return list(self.feature_names)
         names = []
         for c in self.columns:
-            if c.categories is None:
+            if c.date:
+                names.extend(f"{c.name}.{part}" for part in DATE_PARTS)
+            elif c.categories is None or self.native:
                 names.append(c.name)
             else:
                 names.extend(f"{c.name}={v}" for v in c.categories)
@@ -101,10 +126,25 @@ class Encoding:
 
     def bags(self) -> np.ndarray | None:
         """The bag of every encoded column, the index of its original column
-        (so one original column is one bag), or None without indicators."""
-        if self.columns is None or all(c.categories is None for c in self.columns):
+        (so one original column is one bag), or None when every original
+        column is one encoded column."""
+        if self.columns is None:
             return None
-        return np.repeat(np.arange(len(self.columns)), [c.width for c in self.columns])
+        widths = [c.width(self.native) for c in self.columns]
+        if all(w == 1 for w in widths):
+            return None
+        return np.repeat(np.arange(len(self.columns)), widths)
+
+    def categorical_indices(self) -> list:
+        """The encoded columns that are native categorical features."""
+        if self.columns is None or not self.native:
+            return []
+        starts = np.cumsum([0] + [c.width(True) for c in self.columns])
+        return [
+            int(starts[i])
+            for i, c in enumerate(self.columns)
+            if c.categories is not None and not c.date
+        ]
 
     def original_order(self, encoded_indices) -> list:
         """The original columns of ``encoded_indices`` (entry order), each
@@ -121,50 +161,66 @@ class Encoding:
     # -- encoding -------------------------------------------------------
 
     @classmethod
-    def fit(cls, frame, *, task, target, group):
-        """The encoding of a pandas DataFrame of feature columns. Notes on
-        what the reading changed (numbers that float64 rounds) are in
+    def fit(cls, frame, *, task, target, group, categorical=(), drop=()):
+        """The encoding of a pandas DataFrame of feature columns:
+        ``categorical`` names columns to read as categories whatever their
+        cells, ``drop`` columns to leave out. Notes on what the reading
+        changed (columns left out, numbers that float64 rounds) are in
         ``notes``."""
         import pandas as pd
 
         columns, notes = [], []
         for name in frame.columns:
+            if name in drop:
+                continue
             values = frame[name]
             dtype = values.dtype
-            categorical = isinstance(dtype, pd.CategoricalDtype)
             if pd.api.types.is_complex_dtype(dtype):
                 raise ValueError(f"column {name!r} holds complex numbers")
-            if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(
-                dtype
-            ):
+            if pd.api.types.is_timedelta64_dtype(dtype):
                 raise ValueError(
-                    f"column {name!r} holds dates or times; convert it to numbers or drop it"
+                    f"column {name!r} holds time spans; convert it to numbers or drop it"
                 )
-            numeric = pd.api.types.is_bool_dtype(dtype) or (
-                pd.api.types.is_numeric_dtype(dtype) and not categorical
+            if values.nunique(dropna=False) <= 1:
+                notes.append(f"column {name!r} holds one value (or none); left out")
+                continue
+            if name not in categorical and _is_date(values):
+                columns.append(Column(str(name), date=True))
+                notes.append(f"column {name!r} holds dates; read as its {', '.join(DATE_PARTS)}")
+                continue
+            categorical_dtype = isinstance(dtype, pd.CategoricalDtype)
+            numeric = name not in categorical and (
+                pd.api.types.is_bool_dtype(dtype)
+                or (pd.api.types.is_numeric_dtype(dtype) and not categorical_dtype)
             )
-            if not numeric and not categorical and cells.looks_numeric(values):
-                numeric = True  # numbers that pandas holds as objects
-                _, _, rounded = cells.numbers(values)
-                if rounded is not None:
-                    notes.append(
-                        f"column {name!r} holds numbers stored as {type(rounded).__name__}; "
-                        f"they are read as float64, which rounds some ({rounded} becomes "
-                        f"{float(rounded)!r})"
-                    )
+            if not numeric and not categorical_dtype and name not in categorical:
+                if cells.looks_numeric(values):
+                    numeric = True  # numbers that pandas holds as objects
+                    _, _, rounded = cells.numbers(values)
+                    if rounded is not None:
+                        notes.append(
+                            f"column {name!r} holds numbers stored as "
+                            f"{type(rounded).__name__}; they are read as float64, which "
+                            f"rounds some ({rounded} becomes {float(rounded)!r})"
+                        )
             if numeric:
                 columns.append(Column(str(name)))
                 continue
             keys = cells.category_keys(values)
-            present = sorted(set(keys[keys != None]))  # noqa: E711 (elementwise)
-            if len(present) > MAX_CATEGORIES:
-                raise ValueError(
-                    f"column {name!r} has {len(present)} distinct strings (more than "
-                    f"{MAX_CATEGORIES}); drop it or encode it as numbers"
+            present_keys = keys[keys != None]  # noqa: E711 (elementwise)
+            present = sorted(set(present_keys))
+            unique_per_row = len(present) == len(present_keys) >= MIN_ROWS_FOR_IDENTIFIER
+            if unique_per_row and name not in categorical:
+                notes.append(
+                    f"column {name!r} holds a different value in every row (an identifier); "
+                    "left out"
                 )
+                continue
             if (keys == None).any():  # noqa: E711
                 present.append(MISSING)
             columns.append(Column(str(name), present))
+        if not columns:
+            raise ValueError("no feature column is left (every one was dropped or left out)")
         return cls(task=task, target=target, group=group, columns=columns, notes=notes)
 
     def transform(self, frame, *, argument="DATA") -> np.ndarray:
@@ -176,7 +232,15 @@ class Encoding:
         parts = []
         for c in self.columns:
             values = frame[c.name]
-            if c.categories is None:
+            if c.date:
+                parts.append(_date_parts(values))
+            elif c.categories is not None and self.native:
+                keys = cells.category_keys(values)
+                keys[keys == None] = MISSING  # noqa: E711
+                index = {v: float(k) for k, v in enumerate(c.categories)}
+                codes = np.fromiter((index.get(s, np.nan) for s in keys), np.float64, len(keys))
+                parts.append(codes.reshape(-1, 1))
+            elif c.categories is None:
                 numbers, bad, _ = cells.numbers(values)
                 if bad is not None:
                     raise ValueError(f"{argument}: column {c.name!r} must be numeric, got {bad!r}")
@@ -201,7 +265,11 @@ class Encoding:
             "group": self.group,
             "columns": None
             if self.columns is None
-            else [{"name": c.name, "categories": c.categories} for c in self.columns],
+            else [
+                {"name": c.name, "categories": c.categories, **({"date": True} if c.date else {})}
+                for c in self.columns
+            ],
+            "native_categories": self.native,
             "feature_names": self.feature_names,
             "model_columns": self.model_columns,
             "svmlight_zero_based": self.svmlight_zero_based,
@@ -229,6 +297,7 @@ class Encoding:
             "feature_names",
             "model_columns",
             "svmlight_zero_based",
+            "native_categories",
         }
         unknown = sorted(set(value) - allowed)
         if unknown:
@@ -266,8 +335,17 @@ class Encoding:
                 fail("columns", "must be a non-empty list")
             parsed = []
             for i, c in enumerate(columns):
-                if not isinstance(c, dict) or set(c) != {"name", "categories"}:
-                    fail(f"columns[{i}]", 'must be {"name": ..., "categories": ...}')
+                if not isinstance(c, dict) or not (
+                    set(c) == {"name", "categories"} or set(c) == {"name", "categories", "date"}
+                ):
+                    fail(
+                        f"columns[{i}]", 'must be {"name": ..., "categories": ...[, "date": true]}'
+                    )
+                date = c.get("date", False)
+                if date is not True and "date" in c:
+                    fail(f"columns[{i}].date", "must be true when given")
+                if date and c["categories"] is not None:
+                    fail(f"columns[{i}].categories", "must be null for a date column")
                 if not isinstance(c["name"], str) or not c["name"]:
                     fail(f"columns[{i}].name", "must be a non-empty string")
                 cats = c["categories"]
@@ -284,10 +362,13 @@ class Encoding:
                             f"columns[{i}].categories",
                             "must be distinct strings (numbers compared as numbers)",
                         )
-                parsed.append(Column(c["name"], cats))
+                parsed.append(Column(c["name"], cats, date=bool(date)))
             if len({c.name for c in parsed}) != len(parsed):
                 fail("columns", "must name each column once")
-        encoding = cls(task, value.get("target"), value.get("group"), parsed, names)
+        native = value.get("native_categories", False)
+        if not isinstance(native, bool):
+            fail("native_categories", "must be true or false")
+        encoding = cls(task, value.get("target"), value.get("group"), parsed, names, native=native)
         width = encoding.n_encoded
         model_columns = value.get("model_columns")
         if model_columns is None:
@@ -309,3 +390,31 @@ class Encoding:
         encoding.model_columns = model_columns
         encoding.svmlight_zero_based = zero_based
         return encoding
+
+
+def _is_date(values) -> bool:
+    """Dates, or strings that spell dates (every present one)."""
+    import pandas as pd
+
+    if pd.api.types.is_datetime64_any_dtype(values.dtype):
+        return True
+    if values.dtype != object and not pd.api.types.is_string_dtype(values.dtype):
+        return False
+    present = values.dropna()
+    if len(present) == 0 or not all(isinstance(v, str) for v in present):
+        return False
+    return bool(present.str.match(_DATE).all())
+
+
+def _date_parts(values) -> np.ndarray:
+    """Year, month, day and weekday (Monday 0) of each cell, NaN where it
+    is missing or spells no date."""
+    import pandas as pd
+
+    if pd.api.types.is_datetime64_any_dtype(values.dtype):
+        dates = pd.to_datetime(values)
+    else:
+        text = values.astype(object).where(values.notna(), None)
+        dates = pd.to_datetime(text, errors="coerce")
+    parts = [dates.dt.year, dates.dt.month, dates.dt.day, dates.dt.day_of_week]
+    return np.column_stack([p.to_numpy(dtype=np.float64, na_value=np.nan) for p in parts])

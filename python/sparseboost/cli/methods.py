@@ -83,22 +83,44 @@ def penalty_params(method, *, mu, n_features, bags, random_state) -> dict:
     return params
 
 
-def run(method, task, X, y, groups, eval_set, *, mu, n_features, bags, random_state, callbacks):
+def run(
+    method,
+    task,
+    X,
+    y,
+    groups,
+    eval_set,
+    *,
+    mu,
+    n_features,
+    bags,
+    random_state,
+    callbacks,
+    categorical=(),
+    costs=None,
+    n_jobs=None,
+):
     """Fit ``method`` on the training rows; ``eval_set`` is
-    ``(X_val, y_val, groups_val)``, watched after every round."""
+    ``(X_val, y_val, groups_val)``, watched after every round.
+    ``categorical``: the encoded columns that are categorical features;
+    ``costs``: what each encoded column costs (the penalised methods)."""
+    common = {"random_state": random_state, "n_jobs": n_jobs}
     if method in BOOSTERS:
         params = penalty_params(
             method, mu=mu, n_features=n_features, bags=bags, random_state=random_state
         )
+        params.update(common, categorical_features=list(categorical) or None, feature_costs=costs)
         model = fit_booster(task, X, y, groups, eval_set, callbacks=callbacks, **params)
         return Fitted(model, model.selected_features_, None)
     if task == "ranking" and method != "topk":
         raise CliError(f"--method {method} does not rank; use agbm, gbfs, gt, dynamic or topk")
     count = n_features or DEFAULT_COUNT
-    selected = _select(method, task, X, y, groups, count, random_state)
+    selected = _select(method, task, X, y, groups, count, categorical, common)
     if len(selected) == 0:
         raise CliError(f"--method {method} selected no feature")
     columns = np.asarray(selected, dtype=np.intp)
+    # The categorical columns among the kept ones, by position there.
+    kept_categorical = [i for i, c in enumerate(columns) if c in set(categorical)]
     model = fit_booster(
         task,
         _columns(X, columns),
@@ -107,15 +129,20 @@ def run(method, task, X, y, groups, eval_set, *, mu, n_features, bags, random_st
         None if eval_set is None else (_columns(eval_set[0], columns), *eval_set[1:]),
         callbacks=callbacks,
         penalty="none",
-        random_state=random_state,
+        categorical_features=kept_categorical or None,
+        **common,
     )
     return Fitted(model, columns, columns)
 
 
-def _select(method, task, X, y, groups, count, random_state) -> np.ndarray:
-    """The columns a selector keeps, best (or first) first, at most ``count``."""
+def _select(method, task, X, y, groups, count, categorical, common) -> np.ndarray:
+    """The columns a selector keeps, best (or first) first, at most ``count``
+    (the linear and two-pass selectors read categorical codes as numbers)."""
+    categorical = list(categorical) or None
     if method == "topk":
-        plain = fit_booster(task, X, y, groups, None, penalty="none", random_state=random_state)
+        plain = fit_booster(
+            task, X, y, groups, None, penalty="none", categorical_features=categorical, **common
+        )
         gains = plain.get_feature_importance("gain")
         order = np.argsort(-gains, kind="stable")
         return order[gains[order] > 0][:count]
@@ -123,7 +150,7 @@ def _select(method, task, X, y, groups, count, random_state) -> np.ndarray:
         from ..forest import SparseForestClassifier, SparseForestRegressor
 
         cls = SparseForestClassifier if task == "classification" else SparseForestRegressor
-        forest = cls(n_estimators=100, random_state=random_state).fit(X, y)
+        forest = cls(n_estimators=100, categorical_features=categorical, **common).fit(X, y)
         return forest.selected_features_[:count]
     if method == "linear":
         from ..linear_forward import LinearForwardSelector

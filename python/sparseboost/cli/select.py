@@ -37,9 +37,37 @@ def make_parser():
     p.add_argument("--mu", help="penalty: a number, or 'f*mu_max' (relative)")
     p.add_argument("--test-size", type=_fraction, default=0.25)
     p.add_argument("--random-state", type=_seed, default=0, help="0 .. 2**32-1 (0)")
+    p.add_argument(
+        "--drop",
+        type=_names,
+        default=(),
+        metavar="COL[,COL...]",
+        help="columns to leave out (tables)",
+    )
+    p.add_argument(
+        "--categorical",
+        type=_names,
+        default=(),
+        metavar="COL[,COL...]",
+        help="columns to read as categories, whatever their cells (tables)",
+    )
+    p.add_argument(
+        "--costs",
+        metavar="FILE",
+        help="a CSV of column,cost: what using each column costs (the penalised methods)",
+    )
+    p.add_argument("--n-jobs", type=_int_at_least(1), metavar="N", help="threads (all cores)")
     p.add_argument("--out", default="sparseboost-out", metavar="DIR")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     return p
+
+
+def _names(text):
+    """A comma-separated list of column names."""
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected COL[,COL...], got {text!r}")
+    return tuple(names)
 
 
 def splitting_tasks():
@@ -118,19 +146,40 @@ def run(args, mu, path, out) -> dict:
     started = time.perf_counter()
     progress.stage(f"reading {path}")
     data = readers.read(path, target=args.target, group=args.group)
+    data, dropped = splitting.drop_missing_targets(data)
+    if dropped:
+        progress.note(f"{dropped} row(s) without a target value left out")
     task = splitting.resolve_task(args.task, data.y, data.groups is not None)
     if data.kind == "table":
+        for option, names in (("--drop", args.drop), ("--categorical", args.categorical)):
+            unknown = [n for n in names if n not in data.frame.columns]
+            if unknown:
+                raise CliError(f"{option} names no column of {path!r}: {', '.join(unknown)}")
         progress.stage(f"encoding {data.shape[1]} columns")
-        encoding = Encoding.fit(data.frame, task=task, target=args.target, group=args.group)
+        try:
+            encoding = Encoding.fit(
+                data.frame,
+                task=task,
+                target=args.target,
+                group=args.group,
+                categorical=set(args.categorical),
+                drop=set(args.drop),
+            )
+        except ValueError as e:
+            raise CliError(f"DATA {path!r}: {e}") from None
         for note in encoding.notes:
             progress.note(note)
         X = encoding.transform(data.frame)
     else:
+        for option in ("drop", "categorical"):
+            if getattr(args, option):
+                raise CliError(f"--{option} names table columns, but {path!r} is a matrix")
         encoding = Encoding(
             task, None, None, None, data.feature_names, svmlight_zero_based=data.zero_based
         )
         X = data.X  # a scipy sparse matrix goes to the engine as it is
     y = data.y
+    costs = None if args.costs is None else read_costs(args.costs, encoding)
 
     # Seeds of the two splits, any --random-state in 0 .. 2**32-1.
     test_seed, val_seed = args.random_state, (args.random_state + 1) % (MAX_SEED + 1)
@@ -166,6 +215,9 @@ def run(args, mu, path, out) -> dict:
             bags=encoding.bags(),
             random_state=args.random_state,
             callbacks=[callback],
+            categorical=encoding.categorical_indices(),
+            costs=costs,
+            n_jobs=args.n_jobs,
         )
     finally:
         callback.close()
@@ -197,7 +249,8 @@ def run(args, mu, path, out) -> dict:
             "random_state": args.random_state,
         },
         "data_shape": {
-            "rows": data.shape[0],
+            "rows": data.shape[0] + dropped,
+            "rows_without_target": dropped,
             "columns": data.shape[1],
             "encoded_columns": int(X.shape[1]),
             "fit_rows": len(fit_rows),
@@ -220,6 +273,40 @@ def run(args, mu, path, out) -> dict:
     with open(os.path.join(out, "metrics.json"), "w", encoding="utf-8") as f:
         f.write(text + "\n")
     return summary
+
+
+def read_costs(path, encoding) -> list:
+    """``--costs``: a two-column CSV (a header is optional) of column and
+    cost, as the cost of every encoded column (its original column's; 0
+    for a column not listed)."""
+    import pandas as pd
+
+    try:
+        table = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as e:
+        raise CliError(f"--costs {path!r} cannot be read: {e}") from None
+    if table.shape[1] != 2:
+        raise CliError(f"--costs {path!r} must have two columns (column, cost)")
+    rows = [(str(a).strip(), str(b).strip()) for a, b in table.itertuples(index=False)]
+    try:
+        float(rows[0][1])
+    except (IndexError, ValueError):
+        rows = rows[1:]  # a header
+    origins = encoding.origins()
+    costs = {}
+    for name, text in rows:
+        try:
+            cost = float(text)
+        except ValueError:
+            raise CliError(
+                f"--costs {path!r}: the cost of {name!r} is not a number: {text!r}"
+            ) from None
+        if not (cost >= 0 and cost < float("inf")):
+            raise CliError(f"--costs {path!r}: the cost of {name!r} must be a number >= 0")
+        if name not in origins:
+            raise CliError(f"--costs {path!r} names {name!r}, which is no feature column")
+        costs[name] = cost
+    return [costs.get(name, 0.0) for name in origins]
 
 
 def _part(values, rows):

@@ -4,6 +4,8 @@ classification and made of whole queries for ranking."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .errors import CliError
@@ -34,6 +36,24 @@ def resolve_task(task: str, y, has_groups: bool) -> str:
         return "classification"
     integral = values.dtype.kind in "iu" or bool(np.all(values == np.round(values)))
     return "classification" if integral and len(distinct) <= MAX_INTEGER_CLASSES else "regression"
+
+
+def drop_missing_targets(data):
+    """``data`` without its rows whose target is missing, and how many
+    there were (a ranking file's query ids stay with their rows)."""
+    if data.y is None:
+        return data, 0
+    missing = _missing(np.asarray(data.y))
+    if not missing.any():
+        return data, 0
+    keep = ~missing
+    if not keep.any():
+        raise CliError("the target is missing in every row; there is nothing to predict")
+    frame = None if data.frame is None else data.frame[keep]
+    X = None if data.X is None else data.X[np.flatnonzero(keep)]
+    groups = None if data.groups is None else data.groups[keep]
+    kept = dataclasses.replace(data, frame=frame, X=X, y=data.y[keep], groups=groups)
+    return kept, int(missing.sum())
 
 
 def _missing(values) -> np.ndarray:

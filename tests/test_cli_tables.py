@@ -1,0 +1,167 @@
+"""``sparseboost select`` on tables as they come: a string column of
+thousands of values as one categorical feature, rows without a target,
+identifier and constant columns, dates, ``--drop``, ``--categorical``,
+``--costs`` and ``--n-jobs``; and model files written before categories
+were native."""
+
+import json
+
+import numpy as np
+import pytest
+from csv_exact import read_csv_exact
+from sparseboost import SparseBoostClassifier
+from sparseboost.cli import main
+from sparseboost.persistence import save_model
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("matplotlib")
+
+FAST = ["--quiet", "--random-state", "0"]
+
+
+def messy(n=3000, seed=0):
+    """An id per row, a title of ~2500 values, a city with missing values
+    that matters, a date, a constant, a number that matters, and a target
+    missing in every 40th row."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "id": [f"order-{i:05d}" for i in range(n)],
+            "title": rng.choice([f"title {i}" for i in range(2500)], n),
+            "city": rng.choice(["oslo", "lima", "paris", "rome", None], n),
+            "day": pd.Series(pd.date_range("2023-01-01", periods=n, freq="6h")).astype(str),
+            "constant": "same",
+            "amount": rng.random(n),
+        }
+    )
+    frame["y"] = 2.0 * (frame["city"] == "oslo") + frame["amount"] + 0.1 * rng.random(n)
+    frame.loc[::40, "y"] = np.nan
+    return frame
+
+
+def select(tmp_path, frame, *extra):
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "out"
+    argv = ["select", str(tmp_path / "data.csv"), "--target", "y", "--out", str(out), *extra]
+    code = main(argv + FAST)
+    return code, out
+
+
+def test_a_messy_table_runs_unedited(tmp_path, capsys):
+    frame = messy()
+    code, out = select(tmp_path, frame, "--n-jobs", "2")
+    assert code == 0, capsys.readouterr().err
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["data_shape"]["rows_without_target"] == 75
+    assert metrics["data_shape"]["rows"] == 3000
+    notes = " ".join(metrics["notes"])
+    assert "'id' holds a different value in every row" in notes
+    assert "'constant' holds one value" in notes
+    assert "'day' holds dates" in notes
+    selected = (out / "selected_features.txt").read_text().split()
+    assert selected[:2] == ["city", "amount"] or set(selected[:2]) == {"city", "amount"}
+    assert metrics["test_metrics"]["r2"] > 0.95
+    document = json.loads((out / "model.json").read_text())
+    columns = {c["name"]: c for c in document["input_encoding"]["columns"]}
+    assert set(columns) == {"title", "city", "day", "amount"}
+    assert len(columns["title"]["categories"]) > 1500
+    assert columns["day"].get("date") is True
+    assert document["input_encoding"]["native_categories"] is True
+    report = (out / "report.html").read_text()
+    assert "city" in report and "city=" not in report
+    # predict applies the stored encoding: unseen and missing categories,
+    # a cell that is no date.
+    new = frame.drop(columns="y").iloc[:30].copy()
+    new.loc[0, "city"] = "tokyo"
+    new.loc[1, "title"] = "a title never seen"
+    new.loc[2, "day"] = "not a date"
+    new.to_csv(tmp_path / "new.csv", index=False)
+    predictions = tmp_path / "p.csv"
+    argv = ["predict", str(out / "model.json"), str(tmp_path / "new.csv"), "--out"]
+    assert main(argv + [str(predictions)]) == 0
+    got = read_csv_exact(pd, predictions)["prediction"].to_numpy()
+    assert np.isfinite(got).all() and len(got) == 30
+    # Oslo's rows predict about 2 more than the others.
+    oslo = (new["city"] == "oslo").to_numpy()
+    assert got[oslo].mean() - got[~oslo].mean() > 1.5
+
+
+def test_drop_categorical_costs_and_their_errors(tmp_path, capsys):
+    frame = messy(n=1500, seed=1)
+    frame["zone"] = np.random.default_rng(2).integers(0, 30, len(frame))
+    costs = tmp_path / "costs.csv"
+    pd.DataFrame({"column": ["city", "amount"], "cost": [1e9, 0.0]}).to_csv(costs, index=False)
+    code, out = select(
+        tmp_path,
+        frame,
+        "--drop",
+        "title,id",
+        "--categorical",
+        "zone",
+        "--costs",
+        str(costs),
+        "--method",
+        "gbfs",
+        "--mu",
+        "0.01",
+    )
+    assert code == 0, capsys.readouterr().err
+    document = json.loads((out / "model.json").read_text())
+    columns = {c["name"]: c for c in document["input_encoding"]["columns"]}
+    assert "title" not in columns and "id" not in columns
+    assert columns["zone"]["categories"] is not None  # integers read as categories
+    selected = (out / "selected_features.txt").read_text().split()
+    assert "city" not in selected, "city costs too much to pay for"
+    assert selected[0] == "amount"
+    for extra, message in [
+        (["--drop", "nowhere"], "--drop names no column"),
+        (["--categorical", "city,nowhere"], "--categorical names no column"),
+        (["--costs", str(tmp_path / "missing.csv")], "--costs"),
+    ]:
+        code, _ = select(tmp_path, frame, *extra)
+        assert code == 2
+        assert message in capsys.readouterr().err
+    bad = tmp_path / "bad.csv"
+    bad.write_text("column,cost\ncity,-1\n")
+    assert select(tmp_path, frame, "--costs", str(bad))[0] == 2
+    assert "must be a number >= 0" in capsys.readouterr().err
+    unknown = tmp_path / "unknown.csv"
+    unknown.write_text("nowhere,1\n")
+    assert select(tmp_path, frame, "--costs", str(unknown))[0] == 2
+    assert "no feature column" in capsys.readouterr().err
+
+
+def test_a_target_missing_everywhere_is_a_clear_error(tmp_path, capsys):
+    frame = messy(n=200)
+    frame["y"] = np.nan
+    assert select(tmp_path, frame)[0] == 2
+    assert "the target is missing in every row" in capsys.readouterr().err
+
+
+def test_model_files_with_one_hot_categories_still_predict(tmp_path):
+    """A file written before categories were native: one 0/1 indicator per
+    training category (``native_categories`` absent)."""
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"u": rng.random(400), "city": rng.choice(["a", "b"], 400)})
+    y = np.where((frame["city"] == "a") & (frame["u"] > 0.3), "yes", "no")
+    onehot = np.column_stack([frame["u"], frame["city"] == "a", frame["city"] == "b"]).astype(float)
+    model = SparseBoostClassifier(n_estimators=10, random_state=0).fit(onehot, y)
+    encoding = {
+        "task": "classification",
+        "target": "y",
+        "group": None,
+        "columns": [{"name": "u", "categories": None}, {"name": "city", "categories": ["a", "b"]}],
+        "feature_names": None,
+        "model_columns": None,
+        "svmlight_zero_based": None,
+    }
+    save_model(model, tmp_path / "old.json", input_encoding=encoding)
+    frame.to_csv(tmp_path / "new.csv", index=False)
+    out = tmp_path / "p.csv"
+    assert (
+        main(["predict", str(tmp_path / "old.json"), str(tmp_path / "new.csv"), "--out", str(out)])
+        == 0
+    )
+    got = read_csv_exact(pd, out)
+    expected = model.predict_proba(onehot)
+    np.testing.assert_array_equal(got[[f"proba_{c}" for c in model.classes_]].to_numpy(), expected)
