@@ -136,6 +136,7 @@ fn split_finding(c: &mut Criterion) {
             min_samples_leaf: 20,
             min_child_weight: 1e-3,
             l2: 0.0,
+            categorical: Default::default(),
         };
         group.throughput(Throughput::Elements(layout.total_bins() as u64));
         let id = format!("{n}x{d}/rows={}", rows.len());
@@ -175,6 +176,7 @@ fn group_testing(c: &mut Criterion) {
                 min_samples_leaf: 20,
                 min_child_weight: 1e-3,
                 l2: 0.0,
+                categorical: Default::default(),
             },
             excluded: &excluded,
         };
@@ -192,7 +194,10 @@ fn round_costs(c: &mut Criterion) {
     let mut group = c.benchmark_group("round_costs");
     for n in [20_000, 200_000] {
         let raw: Vec<f64> = uniform(n, 1, 3).iter().map(|v| 8.0 * v - 4.0).collect();
-        let y: Vec<f64> = uniform(n, 1, 4).iter().map(|v| (*v > 0.5) as u8 as f64).collect();
+        let y: Vec<f64> = uniform(n, 1, 4)
+            .iter()
+            .map(|v| (*v > 0.5) as u8 as f64)
+            .collect();
         let scores = ndarray::ArrayView2::from_shape((1, n), &raw).unwrap();
         let targets = Targets {
             y: &y,
@@ -216,5 +221,12 @@ fn round_costs(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(kernels, binning, histogram, split_finding, group_testing, round_costs);
+criterion_group!(
+    kernels,
+    binning,
+    histogram,
+    split_finding,
+    group_testing,
+    round_costs
+);
 criterion_main!(kernels);
