@@ -141,7 +141,17 @@ fn split_finding(c: &mut Criterion) {
         group.throughput(Throughput::Elements(layout.total_bins() as u64));
         let id = format!("{n}x{d}/rows={}", rows.len());
         group.bench_function(BenchmarkId::from_parameter(id), |b| {
-            b.iter(|| split_candidates(&hist, &layout, &features, black_box(parent), &constraints))
+            b.iter(|| {
+                let mappers = &data.mappers;
+                split_candidates(
+                    &hist,
+                    &layout,
+                    mappers,
+                    &features,
+                    black_box(parent),
+                    &constraints,
+                )
+            })
         });
     }
     group.finish();
