@@ -121,54 +121,52 @@ class Categories:
     def __init__(self, values: np.ndarray, n_codes: int):
         self.values = values
         self.n_codes = n_codes
-        order = np.argsort(values, kind="stable")
-        self._sorted = values[order]
-        self._codes = np.minimum(order, n_codes - 1).astype(np.float64)
 
     @classmethod
     def fit(cls, column: np.ndarray, max_codes: int, name: str) -> Categories:
-        present = column[~_missing(column)]
-        kinds = sorted({_kind(v) for v in present}) if present.dtype == object else []
+        pd = _pandas()
+        if pd is not None:  # hashing: much faster than sorting strings
+            series = pd.Series(column)
+            counts = series[~series.isna()].value_counts(sort=False)
+            uniques, counts = counts.index.to_numpy(), counts.to_numpy()
+        else:
+            uniques, counts = np.unique(column[~_missing(column)], return_counts=True)
+        kinds = sorted({_kind(v) for v in uniques}) if uniques.dtype == object else []
         if len(kinds) > 1:
             raise TypeError(
                 f"categorical column {name} holds values of several kinds ({', '.join(kinds)}); "
                 "its categories must be all strings or all numbers"
             )
-        if present.dtype == object and kinds == ["number"]:
-            present = present.astype(np.float64)
-        uniques, counts = np.unique(present, return_counts=True)
-        # By descending count; np.unique sorted the ties by value.
-        order = np.argsort(-counts, kind="stable")
-        values = uniques[order]
+        if uniques.dtype == object and kinds == ["number"]:
+            uniques = uniques.astype(np.float64)
+        by_value = np.argsort(uniques, kind="stable")
+        uniques, counts = uniques[by_value], counts[by_value]
+        # By descending count, ties by value.
+        values = uniques[np.argsort(-counts, kind="stable")]
         return cls(values, max(1, min(len(values), max_codes)))
 
     def codes(self, column: np.ndarray) -> np.ndarray:
         """The code of each value (NaN: missing, or not a training category)."""
-        out = np.full(column.shape[0], np.nan)
-        present = ~_missing(column)
-        values = column[present]
-        if len(self._sorted) == 0 or len(values) == 0:
-            return out
-        if values.dtype == object and self._sorted.dtype != object:
-            # Numbers held as objects: compare as numbers when they are.
-            try:
-                values = values.astype(self._sorted.dtype)
-            except (TypeError, ValueError):
-                return out
-        try:
-            at = np.searchsorted(self._sorted, values)
-        except TypeError:  # values of another kind than the training ones
-            found = np.array([v in set(self._sorted.tolist()) for v in values])
-            at = np.array(
-                [self._sorted.tolist().index(v) if f else 0 for v, f in zip(values, found)]
-            )
-            codes = np.where(found, self._codes[at], np.nan)
-            out[present] = codes
-            return out
-        at = np.minimum(at, len(self._sorted) - 1)
-        found = self._sorted[at] == values
-        out[present] = np.where(found, self._codes[at], np.nan)
+        pd = _pandas()
+        if pd is not None:
+            if column.dtype == object and self.values.dtype.kind in "iuf":
+                column = _as_numbers(column)
+            position = pd.Categorical(column, categories=self.values).codes
+        else:
+            position = self._positions(column)
+        out = np.minimum(position, self.n_codes - 1).astype(np.float64)
+        out[position < 0] = np.nan
         return out
+
+    def _positions(self, column: np.ndarray) -> np.ndarray:
+        """Each value's index in ``values`` (-1: missing or unseen), by
+        sorting (without pandas)."""
+        index = {v: i for i, v in enumerate(self.values.tolist())}
+        missing = _missing(column)
+        return np.array(
+            [-1 if m else index.get(v, -1) for v, m in zip(column.tolist(), missing)],
+            dtype=np.int64,
+        )
 
     def to_json(self) -> dict:
         values = self.values
@@ -183,7 +181,26 @@ class Categories:
         n_codes = int(data["n_codes"])
         if values.ndim != 1 or not 1 <= n_codes <= max(1, len(values)):
             raise ValueError("a categorical column's values and n_codes do not agree")
+        if len(set(values.tolist())) != len(values):
+            raise ValueError("a categorical column's values must be distinct")
         return cls(values, n_codes)
+
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError:  # an optional dependency
+        return None
+    return pandas
+
+
+def _as_numbers(column: np.ndarray) -> np.ndarray:
+    """Numbers held as objects, as float64 (what is no number: NaN, unseen)."""
+    out = np.full(column.shape, np.nan)
+    for i, v in enumerate(column.tolist()):
+        if isinstance(v, numbers.Number) and not isinstance(v, bool):
+            out[i] = float(v)
+    return out
 
 
 class Encoding:
