@@ -229,8 +229,8 @@ class Encoding:
     def encode(self, X):
         """``X`` with every categorical column replaced by its codes (a
         float64 DataFrame for a DataFrame, else a float64 array)."""
-        if not self.features:
-            return X
+        if not self.features or X.shape[1] <= self.features[-1]:
+            return X  # (too few columns: the checks that follow say so)
         if sp.issparse(X):
             raise ValueError("X is sparse, but the model has categorical features")
         codes = {j: cats.codes(_column(X, j)) for j, cats in zip(self.features, self.categories)}

@@ -151,8 +151,8 @@ def _categorical_codes(estimator, X, reset: bool):
     """``X`` with ``estimator``'s categorical columns as their codes (see
     ``_categorical``); with ``reset`` the columns and their categories are
     learned first (``categorical_features_``, ``categories_``)."""
-    if not hasattr(estimator, "categorical_features"):
-        return X
+    if not hasattr(estimator, "categorical_features") or getattr(X, "ndim", None) != 2:
+        return X  # (no X at all, or not 2-D: the checks below say so)
     from ._categorical import Encoding
 
     if reset:
