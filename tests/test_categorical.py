@@ -121,6 +121,23 @@ def test_bad_categorical_features_are_named(spec, error, match):
         SparseBoostRegressor(n_estimators=2, categorical_features=spec).fit(X, y)
 
 
+@pytest.mark.parametrize("categorical", [True, False])
+@pytest.mark.parametrize(
+    "max_bins, error", [(None, TypeError), (2.5, TypeError), (1, ValueError), (300, ValueError)]
+)
+def test_a_bad_max_bins_is_named_with_or_without_categorical_columns(
+    categorical, max_bins, error
+):
+    # The encoding reads max_bins (its cap on categories) before the engine
+    # checks it: the message must still name max_bins alone.
+    X, y = planted(n=100)
+    if not categorical:
+        X = X.drop(columns="city")
+    model = SparseBoostRegressor(n_estimators=2, max_bins=max_bins)
+    with pytest.raises(error, match="^(invalid parameter: )?max_bins must be"):
+        model.fit(X, y)
+
+
 def test_a_sparse_matrix_with_categorical_columns_is_refused():
     X = sp.random(100, 5, density=0.3, format="csr", random_state=0)
     y = np.arange(100.0)

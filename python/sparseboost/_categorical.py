@@ -212,7 +212,10 @@ class Encoding:
         self.categories = list(categories)
 
     @classmethod
-    def fit(cls, spec, X, max_bins: int) -> Encoding:
+    def fit(cls, spec, X, category_cap) -> Encoding:
+        """``category_cap()`` gives ``max_bins``; it is asked only when there
+        is a categorical column, so that a bad ``max_bins`` on numeric data is
+        left to the engine's check."""
         features = resolve(spec, X)
         if features and sp.issparse(X):
             raise ValueError(
@@ -220,6 +223,7 @@ class Encoding:
                 "array or a DataFrame"
             )
         names = list(map(str, X.columns)) if _is_dataframe(X) else None
+        max_bins = category_cap() if features else 0
         categories = [
             Categories.fit(_column(X, j), max_bins, repr(names[j]) if names else str(j))
             for j in features

@@ -44,7 +44,9 @@ def naming(arg: str):
     except NotFittedError:
         raise
     except (ValueError, TypeError, OverflowError) as e:
-        if re.search(rf"(?<![\w.]){re.escape(arg)}\b", str(e)):
+        if getattr(e, "names_parameter", False) or re.search(
+            rf"(?<![\w.]){re.escape(arg)}\b", str(e)
+        ):
             raise
         kind = TypeError if isinstance(e, TypeError) else ValueError
         raise kind(f"{arg}: {e}") from e
@@ -158,13 +160,30 @@ def _categorical_codes(estimator, X, reset: bool):
     if reset:
         with naming("categorical_features"):
             encoding = Encoding.fit(
-                estimator.categorical_features, X, int(getattr(estimator, "max_bins", 255))
+                estimator.categorical_features, X, lambda: _category_cap(estimator)
             )
         estimator._categorical = encoding
         estimator.categorical_features_ = np.asarray(encoding.features, dtype=np.intp)
         estimator.categories_ = [c.values for c in encoding.categories]
     encoding = getattr(estimator, "_categorical", None)
     return X if encoding is None else encoding.encode(X)
+
+
+def _category_cap(estimator) -> int:
+    """The most categories a column keeps apart: ``max_bins`` (the engine
+    checks it too, but only after the encoding has used it)."""
+    max_bins = getattr(estimator, "max_bins", 255)
+    error = None
+    if isinstance(max_bins, (bool, np.bool_)) or not isinstance(max_bins, (int, np.integer)):
+        error = TypeError(
+            f"max_bins must be an integer, got {max_bins!r} ({type(max_bins).__name__})"
+        )
+    elif not 2 <= max_bins <= 255:
+        error = ValueError(f"max_bins must be in [2, 255], got {max_bins!r}")
+    if error is not None:
+        error.names_parameter = True  # (so that ``naming`` leaves it as it is)
+        raise error
+    return int(max_bins)
 
 
 def check_target(estimator, y, n_rows: int, *, labels: bool) -> np.ndarray:
