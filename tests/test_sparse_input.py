@@ -128,6 +128,31 @@ def test_multitask_and_eval_sets_take_sparse_input():
     assert sparse._model.to_json() == dense._model.to_json()
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SparseBoostRegressor(n_estimators=200, early_stopping_rounds=5, random_state=0),
+        lambda: SparseBoostClassifier(n_estimators=200, early_stopping_rounds=5, random_state=0),
+        lambda: MultiTaskSparseBoostRegressor(
+            n_estimators=200, early_stopping_rounds=5, random_state=0
+        ),
+    ],
+    ids=["regressor", "classifier", "multitask"],
+)
+def test_early_stopping_without_an_eval_set_holds_out_sparse_rows(make):
+    # The held-out rows were once handed to the engine as a scipy matrix.
+    X, y = sparse_problem(seed=5)
+    if isinstance(make(), SparseBoostClassifier):
+        y = (y > np.median(y)).astype(int)
+    kwargs = (
+        {"task": np.arange(len(y)) % 2} if isinstance(make(), MultiTaskSparseBoostRegressor) else {}
+    )
+    dense = make().fit(X, y, **kwargs)
+    sparse = make().fit(sp.csr_matrix(X), y, **kwargs)
+    assert sparse.best_iteration_ == dense.best_iteration_
+    assert sparse._model.to_json() == dense._model.to_json()
+
+
 def test_stored_zeros_unsorted_and_repeated_indices_and_the_users_matrix_is_kept():
     X, y = sparse_problem(seed=5)
     reference = SparseBoostRegressor(n_estimators=10, random_state=0).fit(X, y)

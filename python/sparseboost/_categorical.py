@@ -151,7 +151,7 @@ class Categories:
         if pd is not None:
             if column.dtype == object and self.values.dtype.kind in "iuf":
                 column = _as_numbers(column)
-            position = pd.Categorical(column, categories=self.values).codes
+            position = pd.Index(self.values).get_indexer(column)
         else:
             position = self._positions(column)
         out = np.minimum(position, self.n_codes - 1).astype(np.float64)

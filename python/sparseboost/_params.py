@@ -684,7 +684,7 @@ PARAMS = (
     # -- SparseBoostSelectorCV ------------------------------------------
     Param(
         "estimator",
-        "SparseBoostRegressor or SparseBoostClassifier",
+        "SparseBoostRegressor, SparseBoostClassifier or SparseBoostRanker",
         None,
         "",
         """The penalised booster whose path orders the features (cloned, with
@@ -716,22 +716,24 @@ PARAMS = (
     ),
     Param(
         "budgets",
-        "array-like of int or None",
+        'array-like of int, "all" or None',
         None,
         "[1, max_selected_features] each",
-        """The budgets k to score; None for every k from 1 to
-        ``max_selected_features``.""",
+        """The budgets k to score: None for the grid 1, 2, 3, 5, 8, 13, 20,
+        30, 50, 80, 130, ... up to ``max_selected_features`` (and that cap
+        itself), "all" for every k from 1 to the cap, or a list of ints.""",
         SELECTOR_CV,
     ),
     Param(
         "order",
         "str or list of str",
-        ("entry", "importance", "unpenalised"),
+        ("entry", "importance"),
         "",
         """How the selected features are ranked, CV choosing among several:
         "entry" (the order they enter the penalised fit), "importance" (their
         gain importance in that fit), "unpenalised" (gain importance in a
-        booster without penalty: GBDT top-K; one more fit per fold), "stability"
+        booster without penalty: GBDT top-K; one more fit on all features per
+        fold, which the default leaves out for its cost), "stability"
         (how often they are selected in ``n_subsamples`` penalised fits on half
         the rows, then entry order; that many more fits per fold). When the
         penalised fit admits fewer than ``max_selected_features`` features,
@@ -744,7 +746,9 @@ PARAMS = (
         "int, cross-validation generator or iterable",
         5,
         "",
-        "As in scikit-learn (stratified folds for a classifier).",
+        """As in scikit-learn (stratified folds for a classifier; for a ranker
+        ``GroupKFold`` over the queries). With an int, a two-class ``y`` whose
+        rarer class has fewer rows gets that many folds, with a warning.""",
         SELECTOR_CV,
     ),
     Param(
@@ -752,8 +756,10 @@ PARAMS = (
         "str, callable or None",
         None,
         "",
-        """As in scikit-learn; None is "roc_auc" for two classes, "neg_log_loss"
-        for more, "neg_root_mean_squared_error" for a regressor.""",
+        """As in scikit-learn; None is "roc_auc" for two classes, the log loss
+        over every class of ``y`` for more (a fold without a rare class still
+        scores), "neg_root_mean_squared_error" for a regressor and the mean
+        NDCG@10 over queries for a ranker.""",
         SELECTOR_CV,
     ),
     Param(
@@ -789,6 +795,16 @@ PARAMS = (
         0,
         "",
         "Print one line per fold.",
+        SELECTOR_CV,
+    ),
+    Param(
+        "n_jobs",
+        "int or None",
+        None,
+        "",
+        """Threads: None or -1 for all the cores the process may use, -2 for all
+        but one, k > 0 for k. The folds run side by side on them, each fit on
+        its share; the selection does not depend on it.""",
         SELECTOR_CV,
     ),
     # -- the other selectors --------------------------------------------

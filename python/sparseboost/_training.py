@@ -135,7 +135,10 @@ def hold_out(estimator, seed: int, X, y, sample_weight, *, strata=None, group=No
 
     X_v, y_v, w_v, task_v = part(valid)
     X_t, y_t, w_t, task_t = part(train)
-    return (X_t, y_t, w_t, train_group, task_t), [(X_v, y_v, w_v, valid_group, task_v)]
+    # The held-out rows go to the engine as an eval_set does (a scipy
+    # sparse part as the engine's sparse matrix).
+    held_out = (engine_matrix(X_v, "csc"), y_v, w_v, valid_group, task_v)
+    return (X_t, y_t, w_t, train_group, task_t), [held_out]
 
 
 def _holdout_rows(fraction, n_rows, seed, strata, group):

@@ -11,20 +11,26 @@ choose between candidate orders of the same features; see ``order``.
 from __future__ import annotations
 
 import numbers
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.dummy import DummyClassifier, DummyRegressor
-from sklearn.metrics import check_scoring
-from sklearn.model_selection import check_cv
 
+from . import _cv
 from ._base import BaseSparseBoost, FeatureSelectorMixin
 from ._params import document, renamed_values, table_name
 from ._refit import RefitDelegates
-from ._validation import check_X, engine_mu, naming, resolve_seed
+from ._training import check_group
+from ._validation import check_X, engine_mu, naming, resolve_n_jobs, resolve_seed
 from .selectors import WrapsBooster, default_booster, with_categorical
 
+# Rounds without improvement after which a fold's refit stops.
+REFIT_PATIENCE = 20
+# Folds add their seconds to ``timings_`` from several threads.
+_TIMINGS = threading.Lock()
 # How each order ranks the features, from the fits it needs.
 _ORDERS = ("entry", "importance", "unpenalised", "stability")
 
@@ -78,13 +84,14 @@ class SparseBoostSelectorCV(
         max_selected_features=20,
         max_features=None,
         budgets=None,
-        order=("entry", "importance", "unpenalised"),
+        order=("entry", "importance"),
         cv=5,
         scoring=None,
         rule="best",
         n_subsamples=10,
         random_state=None,
         verbose=0,
+        n_jobs=None,
         categorical_features="from_dtype",
     ):
         self.estimator = estimator
@@ -98,6 +105,7 @@ class SparseBoostSelectorCV(
         self.n_subsamples = n_subsamples
         self.random_state = random_state
         self.verbose = verbose
+        self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
     # -- checks ----------------------------------------------------------
@@ -113,6 +121,8 @@ class SparseBoostSelectorCV(
 
     def _budgets(self, cap: int) -> np.ndarray:
         if self.budgets is None:
+            return budget_grid(cap)
+        if isinstance(self.budgets, str) and self.budgets == "all":
             return np.arange(1, cap + 1)
         with naming("budgets"):
             values = np.unique(np.asarray(self.budgets))
@@ -124,17 +134,18 @@ class SparseBoostSelectorCV(
             or values[-1] > cap
         ):
             raise ValueError(
-                f"budgets must be ints in [1, max_selected_features={cap}], got {self.budgets!r}"
+                f"budgets must be None, 'all' or ints in [1, max_selected_features={cap}], "
+                f"got {self.budgets!r}"
             )
         return values
 
     def _template(self, y):
         if self.estimator is None:
             return default_booster(y, mu="0.05*mu_max")
-        if not isinstance(self.estimator, BaseSparseBoost) or self.estimator._ranking:
+        if not isinstance(self.estimator, BaseSparseBoost):
             raise TypeError(
-                "estimator must be a SparseBoostRegressor or SparseBoostClassifier (or None), "
-                f"got {self.estimator!r}"
+                "estimator must be a SparseBoostRegressor, SparseBoostClassifier or "
+                f"SparseBoostRanker (or None), got {self.estimator!r}"
             )
         # The budget is this selector's: the estimator's own, under either
         # spelling, is replaced.
@@ -142,9 +153,10 @@ class SparseBoostSelectorCV(
 
     # -- fitting ---------------------------------------------------------
 
-    def fit(self, X, y):
+    def fit(self, X, y, group=None):
         """Choose the budget by cross-validation on ``X``, ``y`` and refit
-        on the kept features."""
+        on the kept features. ``group``: the query sizes, when the
+        estimator is a ``SparseBoostRanker`` (the folds keep queries whole)."""
         self.__dict__.pop("estimator_", None)
         X = check_X(self, X, reset=True)
         d = X.shape[1]
@@ -164,64 +176,81 @@ class SparseBoostSelectorCV(
         if template.random_state is None:
             template.set_params(random_state=resolve_seed(self.random_state, True) % 2**32)
         y = np.asarray(y)
+        ranking = bool(template._ranking)
+        if ranking:
+            queries = _cv.query_ids(check_group(group, X.shape[0]))
+        elif group is not None:
+            raise TypeError("group is taken only with a SparseBoostRanker as the estimator")
+        else:
+            queries = None
         classifier = is_classifier(template)
-        scorer = check_scoring(template, scoring=self._scoring(classifier, y))
-        folds = list(check_cv(self.cv, y, classifier=classifier).split(X, y))
+        score = _cv.scorer(self.scoring, template, y, classifier=classifier, ranking=ranking)
+        folds = _cv.folds(self.cv, y, classifier=classifier, queries=queries, scoring=self.scoring)
         self.timings_ = {"ordering": 0.0, "refits": 0.0}
 
-        self.fold_rankings_ = []
-        scores = np.full((len(orders), budgets.size, len(folds)), np.nan)
-        used = np.zeros((len(orders), budgets.size, len(folds)))
-        for f, (train, test) in enumerate(folds):
+        # Folds run side by side on the threads of n_jobs (each fit then on
+        # its share of them): refits on a few columns use one thread well,
+        # and the model of a fit does not depend on its threads.
+        threads = resolve_n_jobs(self.n_jobs)
+        workers = min(threads, len(folds))
+        fold_template = clone(template).set_params(n_jobs=max(1, threads // workers))
+
+        def run(f):
             started = time.perf_counter()
-            rankings, _ = self._rank(template, X[train], y[train], orders, cap)
-            self.fold_rankings_.append(rankings)
+            train, test = folds[f]
+            fold = _Rows(X[train], y[train], _part(queries, train))
+            held_out = _Rows(X[test], y[test], _part(queries, test))
+            rankings, _ = self._rank(fold_template, fold, orders, cap)
+            scores = np.full((len(orders), budgets.size), np.nan)
+            used = np.zeros((len(orders), budgets.size))
             cache: dict[frozenset, float] = {}
             for o, name in enumerate(orders):
                 for b, k in enumerate(budgets):
                     kept = rankings[name][:k]
-                    used[o, b, f] = kept.size
+                    used[o, b] = kept.size
                     key = frozenset(kept.tolist())
                     if key not in cache:
-                        model = self._refit(template, X[train], y[train], kept)
-                        cache[key] = scorer(model, X[test][:, np.sort(kept)], y[test])
-                    scores[o, b, f] = cache[key]
+                        model = self._refit(fold_template, fold, kept, in_fold=True)
+                        columns = held_out.X[:, np.sort(kept)]
+                        cache[key] = score(model, columns, held_out.y, held_out.queries)
+                    scores[o, b] = cache[key]
             if self.verbose:
                 print(
                     f"[SparseBoostSelectorCV] fold {f + 1}/{len(folds)}: "
                     f"{time.perf_counter() - started:.2f} s"
                 )
+            return rankings, scores, used
+
+        with ThreadPoolExecutor(workers) as pool:
+            done = list(pool.map(run, range(len(folds))))
+        self.fold_rankings_ = [rankings for rankings, _, _ in done]
+        scores = np.stack([s for _, s, _ in done], axis=2)
+        used = np.stack([u for _, _, u in done], axis=2)
 
         self.cv_results_ = self._results(orders, budgets, scores, used)
         o, b = self._choose(scores, used)
-        self.ranking_, self.ordering_estimator_ = self._rank(template, X, y, orders, cap)
+        everything = _Rows(X, y, queries)
+        self.ranking_, self.ordering_estimator_ = self._rank(template, everything, orders, cap)
         self.order_ = orders[o]
         self.selected_features_ = self.ranking_[self.order_][: budgets[b]]
         self.n_features_ = int(self.selected_features_.size)
         self.support_ = np.zeros(d, dtype=bool)
         self.support_[self.selected_features_] = True
-        self.estimator_ = self._refit(template, X, y, self.selected_features_)
+        self.estimator_ = self._refit(template, everything, self.selected_features_)
         return self
 
-    def _scoring(self, classifier: bool, y):
-        if self.scoring is not None:
-            return self.scoring
-        if not classifier:
-            return "neg_root_mean_squared_error"
-        return "roc_auc" if np.unique(y).size == 2 else "neg_log_loss"
-
-    def _rank(self, template, X, y, orders, cap):
+    def _rank(self, template, rows, orders, cap):
         """Each order's ranking of at most ``cap`` features, and the
         penalised fit."""
         started = time.perf_counter()
-        penalised = clone(template).set_params(max_selected_features=cap).fit(X, y)
+        penalised = rows.fit(clone(template).set_params(max_selected_features=cap))
         entry = penalised.selected_features_
         if entry.size == 0 and penalised.mu_max_:
             raise ValueError(
                 "the penalised estimator selected no feature (its mu is at or above mu_max="
                 f"{penalised.mu_max_}); give it a smaller mu, e.g. mu='0.05*mu_max'"
             )
-        extension = self._extend(template, X, y, cap, entry, penalised.mu_max_)
+        extension = self._extend(template, rows, cap, entry, penalised.mu_max_)
         rankings = {}
         for name in orders:
             if name == "entry":
@@ -230,15 +259,14 @@ class SparseBoostSelectorCV(
                 rankings[name] = np.concatenate([_by_importance(penalised, entry), extension])
             elif name == "unpenalised":
                 plain = clone(template).set_params(penalty="none", max_selected_features=None)
-                plain.fit(X, y)
-                every = np.arange(X.shape[1])
-                rankings[name] = _by_importance(plain, every)[:cap]
+                every = np.arange(rows.X.shape[1])
+                rankings[name] = _by_importance(rows.fit(plain), every)[:cap]
             else:
-                rankings[name] = self._stability(template, X, y, cap, entry)
-        self.timings_["ordering"] += time.perf_counter() - started
+                rankings[name] = self._stability(template, rows, cap, entry)
+        self._spent("ordering", started)
         return rankings, penalised
 
-    def _extend(self, template, X, y, cap, entry, mu_max):
+    def _extend(self, template, rows, cap, entry, mu_max):
         """Features to rank after ``entry`` when the penalised fit admits
         fewer than ``cap``: those that enter fits at smaller mu (each a
         fifth of the last, then no penalty), in the order they enter,
@@ -252,42 +280,60 @@ class SparseBoostSelectorCV(
             if len(ranked) >= cap:
                 break
             mu = f"{value * factor!r}*mu_max" if relative else value * factor
-            model = clone(template).set_params(max_selected_features=cap, mu=mu).fit(X, y)
+            model = clone(template).set_params(max_selected_features=cap, mu=mu)
+            # Only the entry order is read: once ``cap`` features have
+            # entered (none can enter after), the rest of the fit is waste.
+            model.set_params(callbacks=[*(template.callbacks or ()), _stop_at(cap)])
+            model = rows.fit(model)
             ranked += [f for f in model.selected_features_ if f not in ranked]
         return np.array(ranked[len(entry) : cap], dtype=int)
 
-    def _stability(self, template, X, y, cap, entry):
-        """Features by how often penalised fits on half the rows select
-        them; ties (and features never selected) by entry order."""
+    def _stability(self, template, rows, cap, entry):
+        """Features by how often penalised fits on half the rows (half the
+        queries of a ranking) select them; ties (and features never
+        selected) by entry order."""
         rng = np.random.default_rng(resolve_seed(self.random_state, False))
-        n, d = X.shape
+        d = rows.X.shape[1]
         counts = np.zeros(d)
         for _ in range(self.n_subsamples):
-            half = np.sort(rng.choice(n, size=max(n // 2, 2), replace=False))
-            if is_classifier(template) and np.unique(y[half]).size < 2:
+            half = rows.half(rng)
+            if is_classifier(template) and np.unique(half.y).size < 2:
                 continue
-            model = clone(template).set_params(max_selected_features=cap)
-            model.fit(X[half], y[half])
+            model = half.fit(clone(template).set_params(max_selected_features=cap))
             counts[model.selected_features_] += 1
         position = np.full(d, d)
         position[entry] = np.arange(entry.size)
         ranked = np.lexsort((position, -counts))
         return ranked[(counts[ranked] > 0) | (position[ranked] < d)][:cap]
 
-    def _refit(self, template, X, y, kept):
+    def _refit(self, template, rows, kept, *, in_fold=False):
+        """The booster without penalty on the ``kept`` columns of ``rows``.
+        ``in_fold``: a fold's refit stops early on a hold-out of its own
+        training rows (``validation_fraction``), unless the estimator sets
+        ``early_stopping_rounds``: a CV score needs a fair model per budget,
+        not the last round of every one."""
         started = time.perf_counter()
+        columns = rows.X[:, np.sort(kept)]
         if kept.size == 0:
             # No split is possible at all (mu_max = 0: too few rows, say):
             # the model of no feature predicts the prior, as the booster's
             # base score would.
             model = (DummyClassifier if is_classifier(template) else DummyRegressor)()
+            model.fit(columns, rows.y)
         else:
             model = clone(template).set_params(penalty="none", mu=0.0, max_selected_features=None)
             model.set_params(feature_costs=None, feature_bags=None)
-            model = with_categorical(model, self, kept)
-        model.fit(X[:, np.sort(kept)], y)
-        self.timings_["refits"] += time.perf_counter() - started
+            if in_fold and template.early_stopping_rounds is None:
+                model.set_params(early_stopping_rounds=REFIT_PATIENCE)
+            model = rows.fit(with_categorical(model, self, kept), columns)
+        self._spent("refits", started)
         return model
+
+    def _spent(self, kind: str, started: float):
+        """Add the seconds since ``started`` to ``timings_[kind]`` (summed
+        over the folds that run side by side)."""
+        with _TIMINGS:
+            self.timings_[kind] += time.perf_counter() - started
 
     def _results(self, orders, budgets, scores, used) -> dict:
         n_folds = scores.shape[2]
@@ -321,6 +367,59 @@ class SparseBoostSelectorCV(
         candidates = np.argwhere(size == size.min())
         best = max(candidates, key=lambda ob: mean[tuple(ob)])
         return int(best[0]), int(best[1])
+
+
+class _Rows:
+    """The rows a fit sees: ``X``, ``y`` and, for a ranking, one query id
+    per row (the rows of a query consecutive)."""
+
+    def __init__(self, X, y, queries=None):
+        self.X, self.y, self.queries = X, y, queries
+
+    def fit(self, model, X=None):
+        """``model`` fitted on these rows (on ``X``, some of their columns,
+        when given), with the query sizes for a ranker."""
+        X = self.X if X is None else X
+        if self.queries is None:
+            return model.fit(X, self.y)
+        return model.fit(X, self.y, group=_cv.query_sizes(self.queries))
+
+    def half(self, rng) -> _Rows:
+        """Half the rows, or half the queries of a ranking, drawn by ``rng``."""
+        if self.queries is None:
+            n = self.y.size
+            rows = np.sort(rng.choice(n, size=max(n // 2, 2), replace=False))
+        else:
+            ids = np.unique(self.queries)
+            kept = rng.choice(ids, size=max(ids.size // 2, 1), replace=False)
+            rows = np.flatnonzero(np.isin(self.queries, kept))
+        return _Rows(self.X[rows], self.y[rows], _part(self.queries, rows))
+
+
+def _part(values, rows):
+    return None if values is None else values[rows]
+
+
+def _stop_at(cap: int):
+    """A callback that stops a fit once ``cap`` features are in use."""
+
+    def stop(report) -> bool:
+        return report.n_features >= cap
+
+    return stop
+
+
+def budget_grid(cap: int) -> np.ndarray:
+    """The default budgets up to ``cap``: 1, 2, 3, 5, 8, then 13, 20, 30,
+    50, 80 times each power of ten (about 1.6 times the last each step),
+    and ``cap`` itself. A CV curve over k is flat near its best, so the
+    grid loses little and scores 7 budgets instead of 20 up to 20."""
+    grid = [1, 2, 3, 5, 8]
+    scale = 1
+    while grid[-1] < cap:
+        grid += [v * scale for v in (13, 20, 30, 50, 80)]
+        scale *= 10
+    return np.array(sorted({v for v in grid if v < cap} | {cap}))
 
 
 def _by_importance(model, features):

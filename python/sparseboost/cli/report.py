@@ -36,7 +36,7 @@ CITATION = (
 )
 
 
-def write_report(out, summary, encoding, fitted, parts, history, progress):
+def write_report(out, summary, encoding, fitted, parts, history, progress, budget):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -92,7 +92,11 @@ def write_report(out, summary, encoding, fitted, parts, history, progress):
     )
     _save(fig, out, PLOTS[0])
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    if budget.chosen_by == "cv":
+        fig, (cv_ax, ax) = plt.subplots(1, 2, figsize=(12, 4))
+        _cv_panel(cv_ax, budget)
+    else:
+        fig, ax = plt.subplots(figsize=(7, 4))
     for label, (ks, vals) in curves.items():
         ax.plot(ks, vals, marker="o", label=label)
     ax.set_xlabel("K (original columns)")
@@ -135,6 +139,24 @@ def write_report(out, summary, encoding, fitted, parts, history, progress):
 
     with open(os.path.join(out, "report.html"), "w", encoding="utf-8") as f:
         f.write(_html(summary, curves, metric))
+
+
+def _cv_panel(ax, budget):
+    """The CV mean ± one standard error against K, per order, and the
+    chosen K."""
+    labels = {"entry": "selection order", "unpenalised": "top-K by gain"}
+    for order in dict.fromkeys(r["order"] for r in budget.cv):
+        rows = [r for r in budget.cv if r["order"] == order]
+        ks = [r["k"] for r in rows]
+        mean = np.array([r["mean"] for r in rows])
+        se = np.array([r["std"] for r in rows]) / np.sqrt(budget.folds)
+        ax.errorbar(ks, mean, yerr=se, marker="o", capsize=3, label=labels.get(order, order))
+    ax.axvline(budget.k, color="tab:red", linestyle="--", label=f"chosen K = {budget.k}")
+    ax.set_xlabel("K (encoded columns)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_ylabel(f"CV {budget.scoring} (higher is better)")
+    ax.set_title(f"{budget.folds}-fold CV on the fit rows (mean ± 1 SE, rule {budget.rule})")
+    ax.legend()
 
 
 def _refit_score(task, parts, columns, summary):
@@ -217,6 +239,7 @@ def _html(summary, curves, metric) -> str:
             ("mu (resolved)", p["mu"]),
             ("mu_max", p["mu_max"]),
             ("--n-features", p["n_features"]),
+            ("budget K", _budget_text(summary.get("budget"))),
             ("--test-size", p["test_size"]),
             ("--random-state", p["random_state"]),
             (
@@ -238,7 +261,11 @@ def _html(summary, curves, metric) -> str:
     cite = f"<p class='cite'>{e(CITATION)}</p>" if "Madelon" in summary["data"] else ""
     figures = [
         ("Selection path: features used and validation metric after each round", PLOTS[0]),
-        (f"Validation {metric} against K: the selection order beside top-K by gain", PLOTS[1]),
+        (
+            ("The CV curve that chose K, and v" if summary["budget"]["chosen_by"] == "cv" else "V")
+            + f"alidation {metric} against K: the selection order beside top-K by gain",
+            PLOTS[1],
+        ),
         ("Pairwise |correlation|: selected columns beside top-K-by-gain columns", PLOTS[2]),
         ("Gain importance of the selected columns", PLOTS[3]),
     ]
@@ -267,6 +294,13 @@ figcaption {{ color: #555; font-size: 0.9em; }}
 {images}
 </body></html>
 """
+
+
+def _budget_text(record) -> str:
+    if not record or record["k"] is None:
+        return "none (the penalty alone decides)"
+    how = {"cv": "chosen by CV", "user": "given", "default": "the default for this method"}
+    return f"{record['k']} ({how[record['chosen_by']]})"
 
 
 def _fmt(value) -> str:

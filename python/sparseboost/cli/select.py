@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from . import methods, readers, splitting
+from . import budget, methods, readers, splitting
 from .encoding import Encoding
 from .errors import CliError, Parser, need
 from .output import staged
@@ -33,7 +33,14 @@ def make_parser():
     p.add_argument("--group", metavar="COL", help="query id column (ranking)")
     p.add_argument("--task", default="auto", choices=["auto", *splitting_tasks()])
     p.add_argument("--method", default="agbm", help="|".join(methods.METHODS) + " (agbm)")
-    p.add_argument("--n-features", type=_int_at_least(1), metavar="K", help="feature budget")
+    p.add_argument(
+        "--n-features",
+        type=_budget,
+        default="auto",
+        metavar="K",
+        help="feature budget: an int, 'auto' (chosen by 5-fold CV on the training rows) or "
+        "'none' (the penalty alone decides) (auto)",
+    )
     p.add_argument("--mu", help="penalty: a number, or 'f*mu_max' (relative)")
     p.add_argument("--test-size", type=_fraction, default=0.25)
     p.add_argument("--random-state", type=_seed, default=0, help="0 .. 2**32-1 (0)")
@@ -86,6 +93,17 @@ def _int_at_least(minimum):
 
     parse.__name__ = "int"
     return parse
+
+
+def _budget(text):
+    if text in ("auto", "none"):
+        return text
+    try:
+        return _int_at_least(1)(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"must be an int >= 1, 'auto' or 'none', got {text!r}"
+        ) from None
 
 
 def _seed(text):
@@ -199,6 +217,23 @@ def run(args, mu, path, out) -> dict:
         for name, r in (("fit", fit_rows), ("validation", val_rows), ("test", test))
     }
 
+    if args.n_features == "auto":
+        progress.stage(f"choosing the budget by {budget.FOLDS}-fold CV on the fit rows")
+    chosen = budget.choose(
+        None if args.n_features == "none" else args.n_features,
+        args.method,
+        task,
+        *parts["fit"],
+        mu=mu,
+        bags=encoding.bags(),
+        random_state=args.random_state,
+        categorical=encoding.categorical_indices(),
+        costs=costs,
+        n_jobs=args.n_jobs,
+    )
+    if chosen.chosen_by == "cv":
+        progress.note(f"budget chosen by CV: {chosen.k} feature(s)")
+
     label = f"{args.method} on {X.shape[0]} x {X.shape[1]}"
     n_rounds = methods.BOOSTER_DEFAULTS["n_estimators"]
     progress.stage(f"fitting ({label}; binning first)")
@@ -211,7 +246,7 @@ def run(args, mu, path, out) -> dict:
             *parts["fit"],
             parts["validation"],
             mu=mu,
-            n_features=args.n_features,
+            n_features=chosen.k,
             bags=encoding.bags(),
             random_state=args.random_state,
             callbacks=[callback],
@@ -257,6 +292,7 @@ def run(args, mu, path, out) -> dict:
             "validation_rows": len(val_rows),
             "test_rows": len(test),
         },
+        "budget": chosen.record(),
         "n_selected": len(selected_names),
         "selected_features": selected_names,
         "test_metrics": metrics,
@@ -267,7 +303,7 @@ def run(args, mu, path, out) -> dict:
     progress.stage("report: refits for the plots")
     from .report import write_report
 
-    write_report(out, summary, encoding, fitted, parts, history, progress)
+    write_report(out, summary, encoding, fitted, parts, history, progress, chosen)
     summary["total_seconds"] = round(time.perf_counter() - started, 3)
     text = json.dumps(summary, indent=2, allow_nan=False)
     with open(os.path.join(out, "metrics.json"), "w", encoding="utf-8") as f:

@@ -1,0 +1,143 @@
+"""Folds and fold scores for choosing a budget by cross-validation
+(``SparseBoostSelectorCV``): what may go wrong on ordinary data is decided
+here once, for classifiers, regressors and rankers.
+
+- A class rarer than the folds leaves some held-out folds without it. The
+  default scores are told every class of ``y`` (a log loss over all of
+  them; a fold's model that never saw a class gives it probability 0), so
+  such a fold still scores. With two classes, AUC needs both in every
+  held-out fold: the folds become fewer, with a warning, down to the
+  minority's count; below 2 it is an error naming the class.
+- A ranking's folds keep queries whole (``GroupKFold`` over query ids), and
+  are scored by the mean NDCG@10 over queries.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.metrics import check_scoring, log_loss, roc_auc_score
+from sklearn.model_selection import GroupKFold, check_cv
+
+# The cut-off of the rankers' default score: the first page of results.
+NDCG_AT = 10
+
+
+def query_ids(sizes) -> np.ndarray:
+    """One id per row from consecutive query sizes."""
+    return np.repeat(np.arange(len(sizes)), sizes)
+
+
+def query_sizes(ids) -> np.ndarray:
+    """Sizes of the runs of equal ids (rows of a query are consecutive)."""
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.uintp)
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    return np.diff(np.r_[starts, len(ids)]).astype(np.uintp)
+
+
+def folds(cv, y, *, classifier: bool, queries=None, scoring=None) -> list:
+    """``[(train, test)]`` row indices, in increasing order (so a query's
+    rows stay consecutive), following ``cv`` as scikit-learn does:
+    stratified for a classifier, grouped by query for a ranker."""
+    if queries is not None:
+        if isinstance(cv, numbers.Integral):
+            n_queries = np.unique(queries).size
+            if n_queries < 2:
+                raise ValueError("group: CV needs at least 2 queries")
+            if n_queries < cv:
+                warnings.warn(
+                    f"cv={cv} folds, but there are only {n_queries} queries: "
+                    f"using {n_queries} folds",
+                    UserWarning,
+                    stacklevel=3,
+                )
+                cv = n_queries
+            cv = GroupKFold(n_splits=cv)
+        split = check_cv(cv).split(np.zeros((len(y), 1)), y, groups=queries)
+    else:
+        if classifier and isinstance(cv, numbers.Integral) and scoring is None:
+            cv = _binary_folds(cv, y)
+        split = check_cv(cv, y, classifier=classifier).split(np.zeros((len(y), 1)), y)
+    return [(np.sort(train), np.sort(test)) for train, test in split]
+
+
+def _binary_folds(cv: int, y) -> int:
+    """``cv``, or fewer folds when a class of a two-class ``y`` has fewer
+    rows than folds (AUC needs both classes in every held-out fold)."""
+    classes, counts = np.unique(y, return_counts=True)
+    if classes.size != 2 or counts.min() >= cv:
+        return cv
+    rare = classes[np.argmin(counts)]
+    if counts.min() < 2:
+        raise ValueError(
+            f"y: class {rare!r} has {counts.min()} row; choosing a budget by CV needs at "
+            "least 2 rows of each class"
+        )
+    warnings.warn(
+        f"cv={cv} folds, but class {rare!r} of y has only {counts.min()} rows: "
+        f"using {counts.min()} folds",
+        UserWarning,
+        stacklevel=4,
+    )
+    return int(counts.min())
+
+
+def scorer(scoring, template, y, *, classifier: bool, ranking: bool):
+    """``score(model, X, y, queries)``: higher is better. ``scoring`` None
+    is AUC for two classes, log loss over every class of ``y`` for more,
+    RMSE for a regressor and NDCG@10 for a ranker (negated losses); else as
+    in scikit-learn (a ranker's ``scoring`` is then called per fold
+    without the queries)."""
+    if scoring is not None:
+        score = check_scoring(template, scoring=scoring)
+        return lambda model, X, y_true, queries: score(model, X, y_true)
+    if ranking:
+        return lambda model, X, y_true, queries: mean_ndcg(
+            y_true, model.predict(X), queries, NDCG_AT
+        )
+    if not classifier:
+        return lambda model, X, y_true, queries: (
+            -float(np.sqrt(np.mean((model.predict(X) - y_true) ** 2)))
+        )
+    classes = np.unique(y)
+
+    def score(model, X, y_true, queries):
+        proba = _proba_of(model, X, classes)
+        if classes.size == 2:
+            return float(roc_auc_score(y_true == classes[1], proba[:, 1]))
+        return -float(log_loss(y_true, proba, labels=classes))
+
+    return score
+
+
+def _proba_of(model, X, classes) -> np.ndarray:
+    """``model``'s class probabilities as columns of ``classes`` (0 for a
+    class the fold's training rows lacked)."""
+    proba = model.predict_proba(X)
+    full = np.zeros((proba.shape[0], classes.size))
+    full[:, np.searchsorted(classes, model.classes_)] = proba
+    return full
+
+
+def mean_ndcg(relevance, score, queries, k: int) -> float:
+    """The mean over queries of NDCG@k, with gains 2^rel - 1 (LightGBM's);
+    a query without a relevant row counts as 1, as in LightGBM."""
+    relevance = np.asarray(relevance, dtype=float)
+    score = np.asarray(score, dtype=float)
+    values = []
+    for q in np.unique(queries):
+        rows = np.flatnonzero(queries == q)
+        gains = 2.0 ** relevance[rows] - 1.0
+        discount = 1.0 / np.log2(np.arange(2, min(k, rows.size) + 2))
+        ideal = np.sort(gains)[::-1][: discount.size] @ discount
+        if ideal <= 0:
+            values.append(1.0)
+            continue
+        # Ties in the score rank the less relevant row first (the
+        # pessimistic order), so that a constant model earns no credit.
+        order = np.lexsort((gains, -score[rows]))
+        values.append(gains[order][: discount.size] @ discount / ideal)
+    return float(np.mean(values))
