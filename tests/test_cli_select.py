@@ -278,3 +278,38 @@ def test_missing_extra_names_it(tmp_path, capsys, monkeypatch):
 def test_demo_subcommand_still_runs(capsys):
     assert main(["demo", "--n-samples", "500", "--n-features", "10", "--n-estimators", "5"]) == 0
     assert "synthetic regression" in capsys.readouterr().out
+
+
+def test_the_budget_is_chosen_by_cv_by_default_and_recorded(tmp_path):
+    frame, score = make_frame(n=800, seed=4)
+    frame["label"] = (score > 0).astype(int)
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    base = ["select", str(tmp_path / "data.csv"), "--target", "label"]
+
+    out = tmp_path / "auto"
+    assert main(base + ["--out", str(out)] + FAST) == 0
+    names, metrics = outputs_ok(out)
+    budget = metrics["budget"]
+    assert budget["chosen_by"] == "cv" and budget["rule"] == "one_se"
+    assert budget["scoring"] == "roc_auc" and budget["folds"] == 5
+    ks = [row["k"] for row in budget["cv"]]
+    assert ks == [1, 2, 3, 5, 8]  # the grid up to the 8 feature columns
+    assert budget["k"] in ks and metrics["n_selected"] <= budget["k"]
+    assert names[:2] in (["signal", "city"], ["city", "signal"])
+    # One SE: no smaller budget is within one standard error of the best.
+    means = np.array([row["mean"] for row in budget["cv"]])
+    stds = np.array([row["std"] for row in budget["cv"]])
+    best = int(np.argmax(means))
+    within = means >= means[best] - stds[best] / np.sqrt(5)
+    assert budget["k"] == ks[int(np.argmax(within))]
+    assert metrics["parameters"]["n_features"] == "auto"
+
+    out = tmp_path / "user"
+    assert main(base + ["--out", str(out), "--n-features", "1"] + FAST) == 0
+    names, metrics = outputs_ok(out)
+    assert metrics["budget"] == {"chosen_by": "user", "k": 1} and len(names) == 1
+
+    out = tmp_path / "none"
+    assert main(base + ["--out", str(out), "--n-features", "none"] + FAST) == 0
+    assert json.loads((out / "metrics.json").read_text())["budget"]["k"] is None
+    assert main(base + ["--out", str(out), "--n-features", "many"]) == 2

@@ -190,3 +190,110 @@ def test_a_ranking_shorter_than_the_cap_goes_on_along_a_falling_penalty():
     ranking = selector.ranking_["entry"]
     assert ranking.size == 8 and np.unique(ranking).size == 8
     np.testing.assert_array_equal(ranking[: alone.size], alone)
+
+
+def test_the_default_budgets_are_a_grid_and_all_is_every_budget():
+    from sparseboost.selector_cv import budget_grid
+
+    assert budget_grid(20).tolist() == [1, 2, 3, 5, 8, 13, 20]
+    assert budget_grid(4).tolist() == [1, 2, 3, 4]
+    assert budget_grid(100).tolist() == [1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 100]
+    X, y = _planted(8, n=300)
+    grid = SparseBoostSelectorCV(_booster(), max_selected_features=6, cv=2).fit(X, y)
+    every = SparseBoostSelectorCV(_booster(), max_selected_features=6, cv=2, budgets="all")
+    every.fit(X, y)
+    assert sorted(set(grid.cv_results_["budget"])) == [1, 2, 3, 5, 6]
+    assert sorted(set(every.cv_results_["budget"])) == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_class_rarer_than_the_folds_still_scores_under_the_default_cv():
+    """7 classes, the smallest with 3 rows: 2 of the 5 stratified held-out
+    folds lack it (scikit-learn's scorer raised "y_true and y_prob contain
+    different number of classes")."""
+    rng = np.random.default_rng(9)
+    sizes = [60, 50, 40, 30, 20, 10, 3]
+    y = np.repeat(np.arange(7), sizes)
+    X = rng.normal(size=(y.size, 12))
+    X[:, 4] += 2.0 * y  # the planted feature
+    selector = SparseBoostSelectorCV(_booster(), max_selected_features=4, random_state=0)
+    with pytest.warns(UserWarning, match="least populated class"):
+        selector.fit(X, y)
+    assert np.all(np.isfinite(selector.cv_results_["mean_test_score"]))
+    assert selector.selected_features_[0] == 4
+    assert selector.predict_proba(X).shape == (y.size, 7)
+
+
+def test_two_classes_get_fewer_folds_when_one_is_rarer_than_them():
+    X, y = _planted(10, n=200)
+    y = np.zeros(200, dtype=int)
+    y[[5, 50, 100]] = 1  # 3 rows of class 1, cv=5
+    X[y == 1, 3] += 5.0
+    with pytest.warns(UserWarning, match="class 1 of y has only 3 rows: using 3 folds"):
+        selector = SparseBoostSelectorCV(_booster(min_samples_leaf=1), max_selected_features=2).fit(
+            X, y
+        )
+    assert sum(k.startswith("split") for k in selector.cv_results_) == 3
+    y[[50, 100]] = 0
+    with pytest.raises(ValueError, match="y: class 1 has 1 row"):
+        SparseBoostSelectorCV(_booster(), max_selected_features=2).fit(X, y)
+
+
+def _ranking_problem(seed=11, n_queries=60, d=15):
+    """Relevance 0-3 from feature 6 (and a little of 2) within each query;
+    queries of 5 to 20 rows (so that folds of rows would cut some)."""
+    rng = np.random.default_rng(seed)
+    group = rng.integers(5, 21, n_queries)
+    n = int(group.sum())
+    X = rng.normal(size=(n, d))
+    signal = 1.5 * X[:, 6] + 0.5 * X[:, 2] + rng.normal(0, 0.3, n)
+    y = np.clip(np.round(signal + 1.5), 0, 3).astype(int)
+    return X, y, group
+
+
+def test_ranking_cv_keeps_queries_whole_and_finds_the_planted_feature():
+    from sparseboost import SparseBoostRanker
+    from sparseboost._cv import folds, query_ids
+
+    X, y, group = _ranking_problem()
+    queries = query_ids(group)
+    for train, test in folds(5, y, classifier=False, queries=queries):
+        assert not set(queries[train]) & set(queries[test])
+        assert set(queries[train]) | set(queries[test]) == set(queries)
+    ranker = SparseBoostRanker(n_estimators=40, max_leaves=7, mu="0.05*mu_max", random_state=0)
+    selector = SparseBoostSelectorCV(ranker, max_selected_features=5, random_state=0)
+    selector.fit(X, y, group=group)
+    assert selector.selected_features_[0] == 6
+    scores = selector.cv_results_["mean_test_score"]
+    assert np.all((0 <= scores) & (scores <= 1))  # NDCG@10
+    with pytest.raises(ValueError, match="group is required"):
+        SparseBoostSelectorCV(ranker).fit(X, y)
+    with pytest.raises(TypeError, match="group is taken only with a SparseBoostRanker"):
+        SparseBoostSelectorCV(_booster()).fit(X, y > 1, group=group)
+
+
+def test_ndcg_matches_scikit_learn_on_queries_without_ties():
+    from sklearn.metrics import ndcg_score
+    from sparseboost._cv import mean_ndcg
+
+    rng = np.random.default_rng(12)
+    relevance = rng.integers(0, 4, 40)
+    score = rng.normal(size=40)
+    queries = np.repeat([0, 1, 2, 3], 10)
+    expected = np.mean(
+        [
+            ndcg_score([2.0 ** relevance[queries == q] - 1], [score[queries == q]], k=10)
+            for q in range(4)
+        ]
+    )
+    assert mean_ndcg(relevance, score, queries, 10) == pytest.approx(expected)
+
+
+def test_the_same_selection_with_one_and_two_threads():
+    X, y = _planted(13)
+    one = SparseBoostSelectorCV(max_selected_features=6, random_state=3, n_jobs=1).fit(X, y)
+    two = SparseBoostSelectorCV(max_selected_features=6, random_state=3, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(one.selected_features_, two.selected_features_)
+    np.testing.assert_array_equal(
+        one.cv_results_["mean_test_score"], two.cv_results_["mean_test_score"]
+    )
+    assert one.estimator_._model.to_json() == two.estimator_._model.to_json()

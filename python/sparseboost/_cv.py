@@ -27,7 +27,7 @@ NDCG_AT = 10
 
 def query_ids(sizes) -> np.ndarray:
     """One id per row from consecutive query sizes."""
-    return np.repeat(np.arange(len(sizes)), sizes)
+    return np.repeat(np.arange(len(sizes)), np.asarray(sizes, dtype=np.int64))
 
 
 def query_sizes(ids) -> np.ndarray:
@@ -71,6 +71,7 @@ def _binary_folds(cv: int, y) -> int:
     if classes.size != 2 or counts.min() >= cv:
         return cv
     rare = classes[np.argmin(counts)]
+    rare = rare.item() if isinstance(rare, np.generic) else rare  # 1, not np.int64(1)
     if counts.min() < 2:
         raise ValueError(
             f"y: class {rare!r} has {counts.min()} row; choosing a budget by CV needs at "
