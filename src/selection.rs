@@ -47,7 +47,8 @@ impl Selection {
         Selection {
             penalty: Box::new(multitask_penalty_for(params, mt, n_tasks, d, units)),
             omega: Omega::tasks(n_tasks, d),
-            one_mu: false,
+            // μ_max bounds μ_G + μ_t (see MultiTaskPenalty::break_even_mu).
+            one_mu: matches!(params.penalty, PenaltyKind::Gbfs | PenaltyKind::Agbm),
         }
     }
 
@@ -93,7 +94,7 @@ impl Selection {
         self.penalty.break_even_mu(root_scale, feature, net_gain)
     }
 
-    /// Turn a μ given relative to μ_max into μ.
+    /// Turn the μ given relative to μ_max (if any) into μ.
     pub(crate) fn resolve_relative_mu(&mut self, mu_max: f64) {
         self.penalty.resolve_relative_mu(mu_max);
     }
@@ -170,7 +171,7 @@ fn penalty_for(params: &BoosterParams, d: usize, units: &Units) -> Box<dyn Penal
         ),
         Scale::RootScale => (mu, costs),
     };
-    Box::new(NewFeaturePenalty::new(scale, mu, costs))
+    Box::new(NewFeaturePenalty::new(scale, mu, costs).relative(params.mu_relative))
 }
 
 /// The shared penalty `params` and `mt` ask for; GBFS's μ_G and μ_t are
@@ -183,15 +184,19 @@ fn multitask_penalty_for(
     units: &Units,
 ) -> MultiTaskPenalty {
     let mu_task: Vec<f64> = (0..n_tasks).map(|t| mt.mu_task_of(t)).collect();
+    // A relative μ is a pure number until the trainer resolves it against
+    // μ_max, which is already in the fit's units.
+    let gain = |mu: f64, relative: bool| if relative { mu } else { units.gain(mu) };
     let (scale, mu_group, mu_task) = match params.penalty {
         PenaltyKind::None => (Scale::Gain, 0.0, vec![0.0; n_tasks]),
         PenaltyKind::Gbfs => (
             Scale::Gain,
-            units.gain(mt.mu_group),
-            mu_task.into_iter().map(|mu| units.gain(mu)).collect(),
+            gain(mt.mu_group, mt.mu_group_relative),
+            mu_task.into_iter().map(|mu| gain(mu, mt.mu_task_relative)).collect(),
         ),
         PenaltyKind::Agbm => (Scale::RootScale, mt.mu_group, mu_task),
     };
+    let penalised = params.penalty != PenaltyKind::None;
     MultiTaskPenalty::new(
         scale,
         mu_group,
@@ -199,5 +204,9 @@ fn multitask_penalty_for(
         n_tasks,
         d,
         mt.task_feature_mask.clone(),
+    )
+    .relative(
+        penalised && mt.mu_group_relative,
+        penalised && mt.mu_task_relative,
     )
 }

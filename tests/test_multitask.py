@@ -93,6 +93,50 @@ def test_one_task_alone_is_the_single_task_booster_bit_for_bit(tasks, mu_group, 
     np.testing.assert_array_equal(multi.selected_features_, single.selected_features_)
 
 
+@pytest.mark.parametrize("penalty", ["agbm", "gbfs"])
+def test_relative_mus_are_their_multiple_of_mu_max(tasks, penalty):
+    X, y, task, _ = tasks
+    relative = fit(X, y, task, penalty=penalty, mu_group="0.3*mu_max", mu_task="0.1*mu_max")
+    mu_max = relative.mu_max_
+    assert mu_max > 0
+    absolute = fit(X, y, task, penalty=penalty, mu_group=0.3 * mu_max, mu_task=0.1 * mu_max)
+    assert absolute.mu_max_ == mu_max
+    for a, r in zip(absolute._model.tasks, relative._model.tasks, strict=True):
+        assert a.to_json() == r.to_json()
+    per_task = fit(X, y, task, penalty=penalty, mu_group="0.3*mu_max", mu_task=["0.1*mu_max"] * 3)
+    assert per_task._model.to_json() == relative._model.to_json()
+    # mu_max bounds mu_group + mu_task: at it nothing enters, just below it does.
+    none = fit(X, y, task, penalty=penalty, mu_group="0.5*mu_max", mu_task="0.5*mu_max")
+    assert list(none.n_trees_) == [0, 0, 0] and none.selected_features_.size == 0
+    some = fit(X, y, task, penalty=penalty, mu_group="0.49*mu_max", mu_task="0.5*mu_max")
+    assert some.selected_features_.size >= 1
+
+
+def test_one_task_relative_mu_is_the_single_task_relative_mu(tasks):
+    X, y, _, _ = tasks
+    single = SparseBoostRegressor(mu="0.2*mu_max", n_estimators=20, random_state=3).fit(X, y)
+    multi = MultiTaskSparseBoostRegressor(
+        mu_group="0.15*mu_max", mu_task="0.05*mu_max", n_estimators=20, random_state=3
+    ).fit(X, y, np.zeros(len(y), dtype=int))
+    assert multi.mu_max_ == single.mu_max_
+    np.testing.assert_array_equal(multi.selected_features_, single.selected_features_)
+    np.testing.assert_allclose(multi.predict(X, 0), single.predict(X), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "params, error, match",
+    [
+        (dict(mu_group="a lot"), ValueError, "mu_group must be a number or a string"),
+        (dict(mu_task="-1*mu_max"), ValueError, "mu_task"),
+        (dict(mu_task=["0.1*mu_max", 0.1, 0.2]), TypeError, "'f\\*mu_max' strings only"),
+    ],
+)
+def test_bad_relative_mus_are_named(tasks, params, error, match):
+    X, y, task, _ = tasks
+    with pytest.raises(error, match=match):
+        fit(X, y, task, n_estimators=2, **params)
+
+
 def test_one_task_classifier_is_the_single_task_classifier(tasks):
     X, y, _, _ = tasks
     labels = np.where(y > np.median(y), "yes", "no")
@@ -321,7 +365,7 @@ def test_shared_rounds_and_mu_task_are_validated(tasks):
         fit(X, y, task, mu_task=[0.1, 0.1])
     with pytest.raises(TypeError, match="mu_task must hold real numbers"):
         fit(X, y, task, mu_task=[0.1, "a", 0.1])
-    with pytest.raises(TypeError, match="mu_task must be a real number or a sequence"):
+    with pytest.raises(TypeError, match="mu_task must be a real number, 'f\\*mu_max', or a sequence"):
         fit(X, y, task, mu_task=np.full((3, 1), 0.1))
     with pytest.raises(ValueError, match="mu_task must be a finite number >= 0"):
         fit(X, y, task, mu_task=[0.1, -0.1, 0.1])

@@ -169,8 +169,8 @@ def fit_multitask(
     n_tasks: int,
     sample_weight: npt.NDArray[np.float64] | None,
     params: BoosterParams,
-    mu_group: float,
-    mu_task: list[float],
+    mu_group: tuple[float, bool],
+    mu_task: tuple[list[float], bool],
     task_feature_mask: npt.NDArray[np.bool_] | None,
     shared_rounds: int = 0,
     eval_sets: list[EvalSet] = ...,
@@ -241,8 +241,8 @@ def check_params(params: BoosterParams, n_features: int) -> None:
 
 def check_multitask_params(
     params: BoosterParams,
-    mu_group: float,
-    mu_task: list[float],
+    mu_group: tuple[float, bool],
+    mu_task: tuple[list[float], bool],
     n_tasks: int,
     n_features: int,
     task_feature_mask: npt.NDArray[np.bool_] | None,
@@ -275,7 +275,10 @@ def fit_sharded(
     eval_sets: list[EvalSet] = ...,
     callback: Callable[[int, float, list[list[float]], int, float], bool] | None = None,
     init_model: Model | None = None,
-    multitask: tuple[int, float, list[float], npt.NDArray[np.bool_] | None, int] | None = None,
+    multitask: tuple[
+        int, tuple[float, bool], tuple[list[float], bool], npt.NDArray[np.bool_] | None, int
+    ]
+    | None = None,
 ) -> tuple[Model | MultiTaskModel, dict[str, Any], dict[str, Any]]:
     """Fit on `n_shards` shards reached through `exchange` (one request per
     shard out, one reply per shard back); `(model, history, traffic)`. With

@@ -486,15 +486,17 @@ PARAMS = (
     # -- the multitask boosters -----------------------------------------
     Param(
         "mu_group",
-        "float",
+        "float or str",
         0.01,
         '[0, inf); mu_group + mu_task < 1 for "agbm"',
-        "mu_G: what a split on a feature that no task uses yet pays.",
+        """mu_G: what a split on a feature that no task uses yet pays. A string
+        ``"f*mu_max"`` (f >= 0) is f times ``mu_max_``, the smallest
+        ``mu_group + mu_task`` at which the first round admits no feature.""",
         MULTITASK,
     ),
     Param(
         "mu_task",
-        "float or array of float, shape (n_tasks,)",
+        "float, str, or array of float or of str, shape (n_tasks,)",
         0.01,
         '[0, inf) each; mu_group + mu_task < 1 for "agbm"',
         """mu_t: what a split on a feature this task does not use yet pays (on top
@@ -503,7 +505,8 @@ PARAMS = (
         relative to its root scale, so it may need a larger mu_t than a large
         task). ``mu_task=0`` is the classic group-sparse multitask model (every
         task may use every shared feature for free); a large ``mu_group`` with
-        a small ``mu_task`` approaches independent models.""",
+        a small ``mu_task`` approaches independent models. ``"f*mu_max"``
+        strings (all of them, in a list) are relative as for ``mu_group``.""",
         MULTITASK,
     ),
     Param(

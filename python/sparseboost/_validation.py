@@ -320,7 +320,7 @@ def resolve_n_features_to_select(value, n_features: int, *, default: int) -> int
 _RELATIVE_MU = re.compile(r"^\s*(\S+?)\s*\*\s*mu_max\s*$")
 
 
-def engine_mu(mu) -> tuple[object, bool]:
+def engine_mu(mu, name: str = "mu") -> tuple[object, bool]:
     """``(value, relative)``: ``mu`` as given, or the factor of a string
     ``"f*mu_max"`` (μ relative to μ_max, the smallest μ at which the first
     round admits no feature). The engine checks the value's range."""
@@ -335,6 +335,7 @@ def engine_mu(mu) -> tuple[object, bool]:
             factor = None
     if factor is None:
         raise ValueError(
-            f"mu must be a number or a string 'f*mu_max' (a multiple f >= 0 of mu_max), got {mu!r}"
+            f"{name} must be a number or a string 'f*mu_max' (a multiple f >= 0 of mu_max), "
+            f"got {mu!r}"
         )
     return factor, True

@@ -24,7 +24,7 @@ from . import _core, _params, _training, persistence
 from ._base import BoosterCommon, check_fit_input
 from ._matrix import engine_matrix
 from ._params import document
-from ._validation import check_labels_sortable, check_X, naming, resolve_n_jobs
+from ._validation import check_labels_sortable, check_X, engine_mu, naming, resolve_n_jobs
 from .estimators import probabilities, r_squared
 
 # The parameters of both multitask boosters (the table lists the same ones
@@ -96,33 +96,46 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
         )
         _training.check_early_stopping(self)
 
-    def _mu(self, name) -> float:
+    def _mu(self, name) -> tuple[float, bool]:
+        """``(value, relative)``: a number, or the factor of ``"f*mu_max"``."""
         value = getattr(self, name)
+        if isinstance(value, str):
+            return float(engine_mu(value, name)[0]), True
         if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"{name} must be a real number, got {value!r}")
-        return float(value)
+            raise TypeError(f"{name} must be a real number or 'f*mu_max', got {value!r}")
+        return float(value), False
 
-    def _mu_task(self) -> list:
-        """``mu_task`` as the engine takes it: ``[mu]`` for every task, or
-        one value per task (``tasks_`` order; ``tasks_`` must be set)."""
+    def _mu_task(self) -> tuple[list, bool]:
+        """``mu_task`` as the engine takes it: ``([mu], relative)`` for every
+        task, or one value per task (``tasks_`` order; ``tasks_`` must be
+        set), all numbers or all ``"f*mu_max"``."""
         value = self.mu_task
-        if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-            return [float(value)]
-        if isinstance(value, (str, bytes, bool, np.bool_)) or np.ndim(value) != 1:
+        if isinstance(value, str) or (
+            isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+        ):
+            one, relative = self._mu("mu_task")
+            return [one], relative
+        if isinstance(value, (bytes, bool, np.bool_)) or np.ndim(value) != 1:
             raise TypeError(
-                f"mu_task must be a real number or a sequence of one per task, got {value!r}"
+                "mu_task must be a real number, 'f*mu_max', or a sequence of one per task, "
+                f"got {value!r}"
             )
         values = list(value)
-        if not all(
+        relative = bool(values) and all(isinstance(v, str) for v in values)
+        if relative:
+            values = [engine_mu(v, "mu_task")[0] for v in values]
+        elif not all(
             isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in values
         ):
-            raise TypeError(f"mu_task must hold real numbers, got {value!r}")
+            raise TypeError(
+                f"mu_task must hold real numbers, or 'f*mu_max' strings only, got {value!r}"
+            )
         if len(values) != len(self.tasks_):
             raise ValueError(
                 f"mu_task must hold one value per task ({len(self.tasks_)}, in the order of "
                 f"tasks_ = {self.tasks_.tolist()}), got {len(values)}"
             )
-        return [float(v) for v in values]
+        return [float(v) for v in values], relative
 
     def _shared_rounds(self) -> int:
         value = self.shared_rounds
@@ -201,6 +214,7 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
             callback=callback,
         )
         _training.set_history(self, history, names)
+        self.mu_max_ = history["mu_max"]
         return self
 
     def _task_codes(self, task, n_rows):
@@ -306,6 +320,10 @@ _DOC_END = """
         round grows no tree).
     train_loss_ : dict
         ``{task label: mean training loss after each of its trees}``.
+    mu_max_ : float or None
+        The smallest ``mu_group + mu_task`` at which the first round admits
+        no feature (None without a penalty); ``"f*mu_max"`` values of
+        ``mu_group`` and ``mu_task`` are multiples of it.
 
     Notes
     -----

@@ -430,8 +430,7 @@ def load_model(path):
         or mu_max < 0
     ):
         fields.fail("fitted.mu_max_", f"must be a number >= 0 or null, got {mu_max!r}")
-    if not multitask:
-        estimator.mu_max_ = None if mu_max is None else float(mu_max)
+    estimator.mu_max_ = None if mu_max is None else float(mu_max)
     _categorical(fields, fitted, estimator, engine_model, multitask)
     estimator._model = engine_model
     try:

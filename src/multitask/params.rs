@@ -14,6 +14,11 @@ pub struct MultiTaskParams {
     /// μ_G when no task uses it), the same for every task unless `task_mu`
     /// is given. Under A-GBM, `μ_G + μ_t < 1`.
     pub mu_task: f64,
+    /// `mu_group` is a multiple of μ_max (see [`crate::mu_max`]): the
+    /// smallest `μ_G + μ_t` at which the first round admits no feature.
+    pub mu_group_relative: bool,
+    /// `mu_task` (or every `task_mu`) is a multiple of that μ_max.
+    pub mu_task_relative: bool,
     /// μ_t of each task (`n_tasks` values), replacing `mu_task`: a small
     /// task may need a larger μ_t than a large one, as its noise features'
     /// gains are larger relative to its root scale.
@@ -66,8 +71,12 @@ impl MultiTaskParams {
                 return invalid(format!("{name} must be a finite number >= 0, got {mu:?}"));
             }
         }
+        // Relative values are checked once resolved: μ_max is below 1
+        // under A-GBM, and a sum at or above it admits no feature (a
+        // warning, as for a single task's μ).
+        let absolute = !self.mu_group_relative && !self.mu_task_relative;
         for mu_task in mus {
-            if booster.penalty == PenaltyKind::Agbm && self.mu_group + mu_task >= 1.0 {
+            if absolute && booster.penalty == PenaltyKind::Agbm && self.mu_group + mu_task >= 1.0 {
                 return invalid(format!(
                     "mu_group + mu_task must be < 1 for penalty 'agbm', got {:?} + {:?}",
                     self.mu_group, mu_task

@@ -46,8 +46,8 @@ pub trait Penalty: Sync {
         None
     }
 
-    /// μ was given as a multiple of μ_max: make it that multiple. Rules
-    /// without a single μ have nothing to resolve.
+    /// Make each μ given as a multiple of μ_max (the rule knows which)
+    /// that multiple. Rules without μ have nothing to resolve.
     fn resolve_relative_mu(&mut self, _mu_max: f64) {}
 }
 

@@ -27,6 +27,8 @@ pub struct MultiTaskPenalty {
     /// `allowed[t * d + j]`: task t has feature j (row-major, T × d).
     allowed: Vec<bool>,
     current_scale: f64,
+    /// Which of μ_G and μ_t are still multiples of μ_max.
+    relative: (bool, bool),
 }
 
 impl MultiTaskPenalty {
@@ -53,16 +55,49 @@ impl MultiTaskPenalty {
             n_features,
             allowed,
             current_scale: 1.0,
+            relative: (false, false),
+        }
+    }
+
+    /// μ_G (`group`) and μ_t (`task`) given as multiples of μ_max, to be
+    /// resolved by [`Penalty::resolve_relative_mu`].
+    pub fn relative(mut self, group: bool, task: bool) -> Self {
+        self.relative = (group, task);
+        self
+    }
+
+    fn scale_of(&self, root_scale: f64) -> f64 {
+        match self.scale {
+            Scale::Gain => 1.0,
+            Scale::RootScale => root_scale.max(0.0),
         }
     }
 }
 
 impl Penalty for MultiTaskPenalty {
     fn begin_tree(&mut self, root_scale: f64) {
-        self.current_scale = match self.scale {
-            Scale::Gain => 1.0,
-            Scale::RootScale => root_scale.max(0.0),
-        };
+        self.current_scale = self.scale_of(root_scale);
+    }
+
+    /// At a first-round root every feature is new to the model and to the
+    /// task, so a split pays while `μ_G + μ_t < net_gain / S`: the μ_max
+    /// of a multitask fit bounds the sum.
+    fn break_even_mu(&self, root_scale: f64, _feature: usize, net_gain: f64) -> Option<f64> {
+        let s = self.scale_of(root_scale);
+        (s > 0.0 && net_gain > 0.0).then(|| net_gain / s)
+    }
+
+    fn resolve_relative_mu(&mut self, mu_max: f64) {
+        if self.relative.0 {
+            self.mu_group *= mu_max;
+        }
+        if self.relative.1 {
+            let n = self.n_tasks;
+            for mu in &mut self.mu_task[..n] {
+                *mu *= mu_max;
+            }
+            self.mu_task[n] = self.mu_task[..n].iter().sum::<f64>() / n as f64;
+        }
     }
 
     fn deduction(&self, omega: OmegaView<'_>, feature: usize) -> f64 {

@@ -24,6 +24,8 @@ pub struct NewFeaturePenalty {
     /// Per-feature costs `c_j ≥ 0` (all zero when none are given).
     costs: Vec<f64>,
     current_scale: f64,
+    /// μ is still a multiple of μ_max.
+    relative: bool,
 }
 
 impl NewFeaturePenalty {
@@ -34,7 +36,15 @@ impl NewFeaturePenalty {
             mu,
             costs,
             current_scale: 1.0,
+            relative: false,
         }
+    }
+
+    /// μ given as a multiple of μ_max, to be resolved by
+    /// [`Penalty::resolve_relative_mu`].
+    pub fn relative(mut self, relative: bool) -> Self {
+        self.relative = relative;
+        self
     }
 }
 
@@ -61,7 +71,9 @@ impl Penalty for NewFeaturePenalty {
     }
 
     fn resolve_relative_mu(&mut self, mu_max: f64) {
-        self.mu *= mu_max;
+        if self.relative {
+            self.mu *= mu_max;
+        }
     }
 
     fn deduction(&self, omega: OmegaView<'_>, feature: usize) -> f64 {

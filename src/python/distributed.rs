@@ -128,8 +128,8 @@ fn reply_bytes(reply: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 /// μ_G, μ_t (one, or one per task), the task-feature mask, shared rounds.
 type MultiTask<'py> = (
     usize,
-    f64,
-    Vec<f64>,
+    (f64, bool),
+    (Vec<f64>, bool),
     Option<PyReadonlyArray2<'py, bool>>,
     usize,
 );

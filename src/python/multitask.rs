@@ -107,7 +107,8 @@ impl PyMultiTaskModel {
 
 /// Fit one ensemble per task. `x`: C-contiguous float64 (n, d); `y`:
 /// float64 (n,); `task`: int64 (n,), each row's task in `0..n_tasks`;
-/// `sample_weight`: float64 (n,) or None; `params`: the booster's engine
+/// `sample_weight`: float64 (n,) or None; `mu_group` and `mu_task`: their
+/// values and whether they are multiples of μ_max; `params`: the booster's engine
 /// parameters (as for `fit`, without `mu`); `task_feature_mask`: bool
 /// (n_tasks, d), True where the task has the feature, or None;
 /// `shared_rounds`: rounds of trees on all tasks' rows first. Releases the
@@ -125,8 +126,8 @@ fn fit_multitask<'py>(
     n_tasks: usize,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     params: &Bound<'py, PyDict>,
-    mu_group: f64,
-    mu_task: Vec<f64>,
+    mu_group: (f64, bool),
+    mu_task: (Vec<f64>, bool),
     task_feature_mask: Option<PyReadonlyArray2<'py, bool>>,
     shared_rounds: usize,
     eval_sets: Vec<super::training::PyEvalSet<'py>>,
@@ -181,8 +182,8 @@ fn fit_multitask<'py>(
 #[pyo3(signature = (params, mu_group, mu_task, n_tasks, n_features, task_feature_mask, shared_rounds=0))]
 fn check_multitask_params(
     params: &Bound<'_, PyDict>,
-    mu_group: f64,
-    mu_task: Vec<f64>,
+    mu_group: (f64, bool),
+    mu_task: (Vec<f64>, bool),
     n_tasks: usize,
     n_features: usize,
     task_feature_mask: Option<PyReadonlyArray2<'_, bool>>,
@@ -199,8 +200,8 @@ fn check_multitask_params(
 /// features, as `fit_multitask` takes them.
 pub(super) fn settings(
     (n_tasks, n_features): (usize, usize),
-    mu_group: f64,
-    mu_task: Vec<f64>,
+    mu_group: (f64, bool),
+    mu_task: (Vec<f64>, bool),
     task_feature_mask: Option<PyReadonlyArray2<'_, bool>>,
     shared_rounds: usize,
 ) -> PyResult<MultiTaskParams> {
@@ -227,8 +228,8 @@ pub(super) fn settings(
 /// The multitask settings; `mu_task` holds one μ_t for every task or one
 /// per task.
 fn multitask_params(
-    mu_group: f64,
-    mu_task: Vec<f64>,
+    (mu_group, mu_group_relative): (f64, bool),
+    (mu_task, mu_task_relative): (Vec<f64>, bool),
     task_feature_mask: Option<Vec<bool>>,
     shared_rounds: usize,
 ) -> MultiTaskParams {
@@ -239,6 +240,8 @@ fn multitask_params(
     MultiTaskParams {
         mu_group,
         mu_task,
+        mu_group_relative,
+        mu_task_relative,
         task_mu,
         task_feature_mask,
         shared_rounds,

@@ -334,9 +334,7 @@ pub(crate) fn train(
                     &candidates,
                 ));
             }
-            if params.mu_relative {
-                selection.resolve_relative_mu(m);
-            }
+            selection.resolve_relative_mu(m);
             history.mu_max = Some(mu_max::in_user_units(m, params, &units));
         }
         first = usize::from(setup.init.is_none());
