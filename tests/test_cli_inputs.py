@@ -159,7 +159,8 @@ def test_svmlight_predict_keeps_the_training_files_index_base(tmp_path):
     X[:, 0] = rng.random(n) + 0.1  # feature 0 always present in training
     y = 3 * X[:, 0] + X[:, 2]
     dump_svmlight_file(X, y, str(tmp_path / "train.svm"), zero_based=True)
-    code, out = select(tmp_path, tmp_path / "train.svm")
+    # (no budget: the model takes every column, which this test reads back)
+    code, out = select(tmp_path, tmp_path / "train.svm", "--n-features", "none")
     assert code == 0
     model, encoding = load_input_encoding(str(out / "model.json"))
     assert encoding.svmlight_zero_based is True
@@ -180,7 +181,8 @@ def test_one_based_svmlight_names_the_files_indices(tmp_path):
     X = rng.random((300, 4))
     y = 4 * X[:, 1] + rng.normal(0, 0.05, 300)
     dump_svmlight_file(X, y, str(tmp_path / "train.svm"), zero_based=False)
-    code, out = select(tmp_path, tmp_path / "train.svm")
+    # (no budget: the model takes every column, which this test reads back)
+    code, out = select(tmp_path, tmp_path / "train.svm", "--n-features", "none")
     assert code == 0
     model, encoding = load_input_encoding(str(out / "model.json"))
     assert encoding.svmlight_zero_based is False

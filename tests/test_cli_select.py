@@ -57,7 +57,8 @@ def select_on_labelled_csv(tmp_path):
     frame.to_csv(tmp_path / "data.csv", index=False)
     out = tmp_path / "out"
     argv = ["select", str(tmp_path / "data.csv"), "--target", "label", "--out", str(out)]
-    assert main(argv + FAST) == 0
+    # No budget: the model takes every encoded column (the tests read them).
+    assert main(argv + ["--n-features", "none"] + FAST) == 0
     return frame, out
 
 
@@ -313,3 +314,25 @@ def test_the_budget_is_chosen_by_cv_by_default_and_recorded(tmp_path):
     assert main(base + ["--out", str(out), "--n-features", "none"] + FAST) == 0
     assert json.loads((out / "metrics.json").read_text())["budget"]["k"] is None
     assert main(base + ["--out", str(out), "--n-features", "many"]) == 2
+
+
+def test_with_a_cv_budget_the_model_takes_the_columns_cv_kept(tmp_path):
+    frame, score = make_frame(n=800, seed=5)
+    frame["y"] = score
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "out"
+    assert (
+        main(["select", str(tmp_path / "data.csv"), "--target", "y", "--out", str(out)] + FAST) == 0
+    )
+    names, metrics = outputs_ok(out)
+    assert metrics["budget"]["chosen_by"] == "cv" and len(names) == metrics["budget"]["k"]
+    model, encoding = load_input_encoding(str(out / "model.json"))
+    assert model.n_features_in_ == len(encoding.model_columns) == len(names)
+    new = frame.drop(columns="y").iloc[:40]
+    new.to_csv(tmp_path / "new.csv", index=False)
+    p = tmp_path / "p.csv"
+    assert (
+        main(["predict", str(out / "model.json"), str(tmp_path / "new.csv"), "--out", str(p)]) == 0
+    )
+    X = encoding.transform(new)[:, encoding.model_columns]
+    np.testing.assert_array_equal(read_csv_exact(pd, p)["prediction"].to_numpy(), model.predict(X))

@@ -4,6 +4,11 @@ method's own order of the features (the order they enter the penalised
 booster; gain importance for ``topk``). The method then runs with that K as
 if it had been given, and ``metrics.json`` records how K was chosen.
 
+The columns are then those CV kept (the first K of the order on all fit
+rows), and the model is a booster without penalty on them, as for the
+selectors: a penalised fit given the budget K might admit fewer than K
+(its μ stops it first), and then K would not be what CV chose.
+
 The rows used are the fit rows only: the validation rows stay for early
 stopping and the report, the test rows for the test metrics.
 """
@@ -37,6 +42,7 @@ class Budget:
     rule: str | None = None
     folds: int | None = None
     scoring: str | None = None
+    selected: np.ndarray | None = None  # the columns CV kept, in its order
 
     def record(self) -> dict:
         """The ``budget`` entry of ``metrics.json``."""
@@ -117,6 +123,7 @@ def choose(
         rule=RULE,
         folds=n_folds,
         scoring=_scoring_name(task, y),
+        selected=np.asarray(selector.selected_features_, dtype=np.intp),
     )
 
 

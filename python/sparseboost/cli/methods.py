@@ -99,23 +99,27 @@ def run(
     categorical=(),
     costs=None,
     n_jobs=None,
+    selected=None,
 ):
     """Fit ``method`` on the training rows; ``eval_set`` is
     ``(X_val, y_val, groups_val)``, watched after every round.
     ``categorical``: the encoded columns that are categorical features;
-    ``costs``: what each encoded column costs (the penalised methods)."""
+    ``costs``: what each encoded column costs (the penalised methods);
+    ``selected``: columns already chosen (by CV with the method's order),
+    which only need the model."""
     common = {"random_state": random_state, "n_jobs": n_jobs}
-    if method in BOOSTERS:
+    if selected is None and method in BOOSTERS:
         params = penalty_params(
             method, mu=mu, n_features=n_features, bags=bags, random_state=random_state
         )
         params.update(common, categorical_features=list(categorical) or None, feature_costs=costs)
         model = fit_booster(task, X, y, groups, eval_set, callbacks=callbacks, **params)
         return Fitted(model, model.selected_features_, None)
-    if task == "ranking" and method != "topk":
+    if task == "ranking" and method not in (*BOOSTERS, "topk"):
         raise CliError(f"--method {method} does not rank; use agbm, gbfs, gt, dynamic or topk")
-    count = n_features or DEFAULT_COUNT
-    selected = _select(method, task, X, y, groups, count, categorical, common)
+    if selected is None:
+        count = n_features or DEFAULT_COUNT
+        selected = _select(method, task, X, y, groups, count, categorical, common)
     if len(selected) == 0:
         raise CliError(f"--method {method} selected no feature")
     columns = np.asarray(selected, dtype=np.intp)

@@ -86,7 +86,7 @@ def write_report(out, summary, encoding, fitted, parts, history, progress, budge
         "Selection path"
         + (
             ""
-            if summary["method"] in methods.BOOSTERS
+            if fitted.model_columns is None
             else " (the booster refitted on the selected columns)"
         )
     )

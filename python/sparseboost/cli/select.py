@@ -253,6 +253,7 @@ def run(args, mu, path, out) -> dict:
             categorical=encoding.categorical_indices(),
             costs=costs,
             n_jobs=args.n_jobs,
+            selected=chosen.selected,
         )
     finally:
         callback.close()
