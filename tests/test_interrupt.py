@@ -59,6 +59,15 @@ CALLS = {
         " callbacks=[lambda r: other.predict(X_big) is None]).fit(X, y)",
         1.5,
     ),
+    # Its folds run side by side on worker threads, where Python sees no
+    # signal: the selector must stop them itself.
+    "selector CV with folds in threads": (
+        "from sparseboost import SparseBoostSelectorCV\n"
+        "X = np.random.default_rng(0).random((20000, 200)); y = X[:, 0] + X[:, 1]",
+        "SparseBoostSelectorCV(SparseBoostRegressor(n_estimators=100000, learning_rate=0.01),"
+        " n_jobs=2).fit(X, y)",
+        1.5,
+    ),
     # 400 trees of 63 leaves over 2 million rows: ~45 s on 2 cores.
     "predict": (
         "rng = np.random.default_rng(0); X = rng.random((3000, 20)); y = X @ rng.random(20)\n"

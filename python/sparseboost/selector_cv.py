@@ -194,11 +194,15 @@ class SparseBoostSelectorCV(
         threads = resolve_n_jobs(self.n_jobs)
         workers = min(threads, len(folds))
         fold_template = clone(template).set_params(n_jobs=max(1, threads // workers))
+        # Python delivers Ctrl-C to the main thread only: the folds in
+        # worker threads are stopped through this event, which every fit
+        # there reads after each round.
+        cancel = threading.Event() if workers > 1 else None
 
         def run(f):
             started = time.perf_counter()
             train, test = folds[f]
-            fold = _Rows(X[train], y[train], _part(queries, train))
+            fold = _Rows(X[train], y[train], _part(queries, train), cancel)
             held_out = _Rows(X[test], y[test], _part(queries, test))
             rankings, _ = self._rank(fold_template, fold, orders, cap)
             scores = np.full((len(orders), budgets.size), np.nan)
@@ -221,8 +225,17 @@ class SparseBoostSelectorCV(
                 )
             return rankings, scores, used
 
-        with ThreadPoolExecutor(workers) as pool:
-            done = list(pool.map(run, range(len(folds))))
+        if cancel is None:
+            done = [run(f) for f in range(len(folds))]
+        else:
+            with ThreadPoolExecutor(workers) as pool:
+                futures = [pool.submit(run, f) for f in range(len(folds))]
+                try:
+                    done = [future.result() for future in futures]
+                except BaseException:
+                    cancel.set()
+                    pool.shutdown(cancel_futures=True)
+                    raise
         self.fold_rankings_ = [rankings for rankings, _, _ in done]
         scores = np.stack([s for _, s, _ in done], axis=2)
         used = np.stack([u for _, _, u in done], axis=2)
@@ -373,16 +386,25 @@ class _Rows:
     """The rows a fit sees: ``X``, ``y`` and, for a ranking, one query id
     per row (the rows of a query consecutive)."""
 
-    def __init__(self, X, y, queries=None):
-        self.X, self.y, self.queries = X, y, queries
+    def __init__(self, X, y, queries=None, cancel=None):
+        self.X, self.y, self.queries, self.cancel = X, y, queries, cancel
 
     def fit(self, model, X=None):
         """``model`` fitted on these rows (on ``X``, some of their columns,
-        when given), with the query sizes for a ranker."""
+        when given), with the query sizes for a ranker. With ``cancel`` (an
+        event), the fit stops after the round in which it is set, and
+        raises KeyboardInterrupt."""
         X = self.X if X is None else X
+        if self.cancel is not None:
+            cancelled = self.cancel.is_set
+            model.set_params(callbacks=[*(model.callbacks or ()), lambda report: cancelled()])
         if self.queries is None:
-            return model.fit(X, self.y)
-        return model.fit(X, self.y, group=_cv.query_sizes(self.queries))
+            model.fit(X, self.y)
+        else:
+            model.fit(X, self.y, group=_cv.query_sizes(self.queries))
+        if self.cancel is not None and self.cancel.is_set():
+            raise KeyboardInterrupt
+        return model
 
     def half(self, rng) -> _Rows:
         """Half the rows, or half the queries of a ranking, drawn by ``rng``."""
@@ -393,7 +415,7 @@ class _Rows:
             ids = np.unique(self.queries)
             kept = rng.choice(ids, size=max(ids.size // 2, 1), replace=False)
             rows = np.flatnonzero(np.isin(self.queries, kept))
-        return _Rows(self.X[rows], self.y[rows], _part(self.queries, rows))
+        return _Rows(self.X[rows], self.y[rows], _part(self.queries, rows), self.cancel)
 
 
 def _part(values, rows):
