@@ -192,7 +192,10 @@ fn multitask_penalty_for(
         PenaltyKind::Gbfs => (
             Scale::Gain,
             gain(mt.mu_group, mt.mu_group_relative),
-            mu_task.into_iter().map(|mu| gain(mu, mt.mu_task_relative)).collect(),
+            mu_task
+                .into_iter()
+                .map(|mu| gain(mu, mt.mu_task_relative))
+                .collect(),
         ),
         PenaltyKind::Agbm => (Scale::RootScale, mt.mu_group, mu_task),
     };
