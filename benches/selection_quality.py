@@ -13,11 +13,11 @@ Methods:
 
 * ``sb-agbm``: ``SparseBoostSelectorCV`` with its defaults (entry and
   importance order of an A-GBM fit, ``mu="0.05*mu_max"``, capped at B
-  features; CV chooses; the budget grid 1, 2, 3, 5, 8, 13, 20), sparseboost
-  refits: the default selector;
-* ``sb-agbm3``: the same with the gain importance of an unpenalised fit as a
-  third candidate order (the default before issue 28: one more fit on all
-  features per fold);
+  features, and gain importance of an unpenalised fit; CV chooses; the
+  budget grid 1, 2, 3, 5, 8, 13, 20), sparseboost refits: the default
+  selector;
+* ``sb-agbm2``: the same without the unpenalised order (one fit on all
+  features fewer per fold);
 * ``sb-gbfs``: the same with ``penalty="gbfs"``;
 * ``sb-gt``: the same as ``sb-agbm`` with ``split_search="group_testing"``;
 * ``sb-topk``: the same selector with ``order="unpenalised"`` (sparseboost's
@@ -184,7 +184,7 @@ def lgbm_select(method, X, y, folds, caps):
 
 def sb_selector(method, cap, cv):
     params = dict(PROTOCOL, mu="0.05*mu_max", random_state=0)
-    order = ("entry", "importance")  # the selector's default
+    order = ("entry", "importance", "unpenalised")  # the selector's default
     if method == "sb-gbfs":
         params["penalty"] = "gbfs"
     elif method == "sb-gt":
@@ -193,8 +193,8 @@ def sb_selector(method, cap, cv):
         order = "unpenalised"
     elif method == "sb-stability":
         order = "stability"
-    elif method == "sb-agbm3":
-        order = ("entry", "importance", "unpenalised")
+    elif method == "sb-agbm2":
+        order = ("entry", "importance")
     elif method == "sb-orders":
         order = ("entry", "importance", "unpenalised", "stability")
     return sb.SparseBoostSelectorCV(

@@ -730,13 +730,13 @@ PARAMS = (
     Param(
         "order",
         "str or list of str",
-        ("entry", "importance"),
+        ("entry", "importance", "unpenalised"),
         "",
         """How the selected features are ranked, CV choosing among several:
         "entry" (the order they enter the penalised fit), "importance" (their
         gain importance in that fit), "unpenalised" (gain importance in a
         booster without penalty: GBDT top-K; one more fit on all features per
-        fold, which the default leaves out for its cost), "stability"
+        fold, stopped early on a hold-out of the fold's rows), "stability"
         (how often they are selected in ``n_subsamples`` penalised fits on half
         the rows, then entry order; that many more fits per fold). When the
         penalised fit admits fewer than ``max_selected_features`` features,

@@ -84,7 +84,7 @@ class SparseBoostSelectorCV(
         max_selected_features=20,
         max_features=None,
         budgets=None,
-        order=("entry", "importance"),
+        order=("entry", "importance", "unpenalised"),
         cv=5,
         scoring=None,
         rule="best",
@@ -272,6 +272,10 @@ class SparseBoostSelectorCV(
                 rankings[name] = np.concatenate([_by_importance(penalised, entry), extension])
             elif name == "unpenalised":
                 plain = clone(template).set_params(penalty="none", max_selected_features=None)
+                if template.early_stopping_rounds is None:
+                    # Only its gain ranking is read, and the rounds after
+                    # its hold-out score stops improving add little to it.
+                    plain.set_params(early_stopping_rounds=REFIT_PATIENCE)
                 every = np.arange(rows.X.shape[1])
                 rankings[name] = _by_importance(rows.fit(plain), every)[:cap]
             else:
