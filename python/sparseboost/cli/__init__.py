@@ -15,19 +15,25 @@ from __future__ import annotations
 
 import sys
 
-from .errors import CliError
+from .errors import CliError, plain
 
 COMMANDS = ("select", "predict", "demo")
 USAGE = (
     "usage: sparseboost [select] [DATA] [options] | sparseboost predict MODEL DATA --out FILE"
-    " | sparseboost demo [options]\n(sparseboost COMMAND --help for a command's options)"
+    " | sparseboost demo [options]\n(sparseboost COMMAND --help for a command's options;"
+    " sparseboost --version)"
 )
 
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("-h", "--help"):
-        print(__doc__.strip().split("\n\n")[0] + "\n\n" + USAGE)
+        print(plain(__doc__.strip().split("\n\n")[0]) + "\n\n" + USAGE)
+        return 0
+    if argv and argv[0] in ("-V", "--version"):
+        from .. import __version__
+
+        print(f"sparseboost {__version__}")
         return 0
     command = argv.pop(0) if argv and argv[0] in COMMANDS else "select"
     if command == "demo":

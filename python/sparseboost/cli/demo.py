@@ -17,6 +17,7 @@ import numpy as np
 
 from ..datasets import RELEVANT_FEATURES, make_synthetic
 from ..estimators import SparseBoostClassifier, SparseBoostRegressor
+from .errors import PlainHelp
 
 
 def at_least(minimum):
@@ -33,7 +34,7 @@ def at_least(minimum):
 
 
 def make_parser():
-    parser = argparse.ArgumentParser(prog="sparseboost demo", description=__doc__.split("\n\n")[0])
+    parser = PlainHelp(prog="sparseboost demo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--n-samples", type=at_least(1), default=10000, help="training rows")
     parser.add_argument("--n-features", type=at_least(3), default=500, help="features (>= 3)")
     parser.add_argument("--task", choices=["regression", "classification"], default="regression")

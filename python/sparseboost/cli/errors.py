@@ -6,18 +6,34 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 
 
 class CliError(Exception):
     """A problem with the command line's input, worded for its user."""
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse, but a bad option raises ``CliError`` (one line) instead of
-    printing the usage and exiting."""
+class PlainHelp(argparse.ArgumentParser):
+    """argparse whose help is plain text (the descriptions come from
+    docstrings written in reStructuredText)."""
+
+    def format_help(self):
+        return plain(super().format_help())
+
+
+class Parser(PlainHelp):
+    """``PlainHelp``, but a bad option raises ``CliError`` (one line)
+    instead of printing the usage and exiting."""
 
     def error(self, message):
         raise CliError(message)
+
+
+def plain(text: str) -> str:
+    """``text`` without reStructuredText's inline markup: ``code`` and
+    :role:`name` become their text."""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+    return re.sub(r"``([^`]+)``", r"\1", text)
 
 
 def need(module: str, purpose: str):
