@@ -736,7 +736,7 @@ PARAMS = (
         "entry" (the order they enter the penalised fit), "importance" (their
         gain importance in that fit), "unpenalised" (gain importance in a
         booster without penalty: GBDT top-K; one more fit on all features per
-        fold, stopped early on a hold-out of the fold's rows), "stability"
+        fold), "stability"
         (how often they are selected in ``n_subsamples`` penalised fits on half
         the rows, then entry order; that many more fits per fold). When the
         penalised fit admits fewer than ``max_selected_features`` features,
