@@ -11,6 +11,7 @@ learning rate 0.05, 15 leaves, 5 rows per leaf, mu="0.05*mu_max").
 
     python benches/selector_cv_cost.py
     python benches/selector_cv_cost.py --datasets madelon --caps 20 --rounds 5
+    python benches/selector_cv_cost.py --caps 20 --order entry,importance
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ def main(argv=None):
     parser.add_argument("--datasets", default="madelon,dexter,adult")
     parser.add_argument("--caps", default="10,20")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--order", default=None, help="comma-separated orders (the selector's default if not given)"
+    )
     args = parser.parse_args(argv)
     booster = sb.SparseBoostClassifier(**PROTOCOL, mu="0.05*mu_max", random_state=0)
     for name in args.datasets.split(","):
@@ -43,9 +47,10 @@ def main(argv=None):
                 sb.SparseBoostClassifier(**booster.get_params()).fit(X, y)
                 one.append(time.perf_counter() - t)
                 t = time.perf_counter()
-                selector = sb.SparseBoostSelectorCV(booster, max_selected_features=cap, cv=5).fit(
-                    X, y
-                )
+                orders = {} if args.order is None else {"order": tuple(args.order.split(","))}
+                selector = sb.SparseBoostSelectorCV(
+                    booster, max_selected_features=cap, cv=5, **orders
+                ).fit(X, y)
                 whole.append(time.perf_counter() - t)
                 ratios.append(whole[-1] / one[-1])
             print(
