@@ -375,6 +375,8 @@ def test_dask_multitask_is_the_single_machine_multitask_fit(client, kind, tmp_pa
             split_search="group_testing",
             gt_n_features=2,
         ),
+        # Relative mus, resolved against the mu_max the shards' roots give.
+        dict(n_estimators=25, random_state=4, mu_group="0.2*mu_max", mu_task="0.05*mu_max"),
     ]
     for params in variants:
         # One chunk: the single machine's model bit for bit.
@@ -384,6 +386,7 @@ def test_dask_multitask_is_the_single_machine_multitask_fit(client, kind, tmp_pa
         local = local_cls(**params).fit(X, y, task)
         assert est._model.to_json() == local._model.to_json(), params
         assert est.best_iteration_ == local.best_iteration_
+        assert est.mu_max_ == local.mu_max_ and local.mu_max_ > 0
         np.testing.assert_array_equal(est.tasks_, local.tasks_)
     # Two shards of interleaved chunks: the planted features; predictions
     # mapped with each chunk's tasks are the local estimator's.

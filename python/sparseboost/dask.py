@@ -655,7 +655,7 @@ class _DaskMultiTask(_DaskFit):
         )
 
     def _after_fit(self, history):
-        pass
+        self.mu_max_ = history["mu_max"]
 
     def _check_init(self, init_model):
         return None
