@@ -236,7 +236,7 @@ def _html(summary, curves, metric) -> str:
             ("task", summary["task"]),
             ("method", summary["method"]),
             ("split search used", summary["split_search"]),
-            ("mu (resolved)", p["mu"]),
+            ("mu (resolved)", "none (the model has no penalty)" if p["mu"] is None else p["mu"]),
             ("mu_max", p["mu_max"]),
             ("--n-features", p["n_features"]),
             ("budget K", _budget_text(summary.get("budget"))),

@@ -278,7 +278,8 @@ def run(args, mu, path, out) -> dict:
         "method": args.method,
         "split_search": fitted.model.split_search_,
         "parameters": {
-            "mu": fitted.model.mu,
+            # None when the model has no penalty (a refit on chosen columns).
+            "mu": None if fitted.model.penalty == "none" else fitted.model.mu,
             "mu_max": getattr(fitted.model, "mu_max_", None),
             "n_features": args.n_features,
             "test_size": args.test_size,
