@@ -86,6 +86,15 @@ def _binary_folds(cv: int, y) -> int:
     return int(counts.min())
 
 
+def default_scoring(y, *, classifier: bool, ranking: bool) -> str:
+    """The name of ``scorer``'s default score (for reports)."""
+    if ranking:
+        return f"ndcg@{NDCG_AT}"
+    if not classifier:
+        return "neg_root_mean_squared_error"
+    return "roc_auc" if np.unique(y).size == 2 else "neg_log_loss"
+
+
 def scorer(scoring, template, y, *, classifier: bool, ranking: bool):
     """``score(model, X, y, queries)``: higher is better. ``scoring`` None
     is AUC for two classes, log loss over every class of ``y`` for more,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _cv
 from . import methods
 from .errors import CliError
 
@@ -122,14 +123,8 @@ def choose(
         order=selector.order_,
         rule=RULE,
         folds=n_folds,
-        scoring=_scoring_name(task, y),
+        scoring=_cv.default_scoring(
+            y, classifier=task == "classification", ranking=task == "ranking"
+        ),
         selected=np.asarray(selector.selected_features_, dtype=np.intp),
     )
-
-
-def _scoring_name(task, y) -> str:
-    if task == "ranking":
-        return "ndcg@10"
-    if task == "regression":
-        return "neg_root_mean_squared_error"
-    return "roc_auc" if np.unique(y).size == 2 else "neg_log_loss"
