@@ -235,7 +235,7 @@ class BoosterCommon(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
     def feature_importances_(self) -> np.ndarray:
         """Total split gain per feature (over all tasks), normalised to sum
         to 1 (all zeros when the model has no split), shape
-        (n_features_in_,)."""
+        ``(n_features_in_,)``."""
         return self.get_feature_importance("gain", normalize=True)
 
     def save_model(self, path) -> None:
@@ -416,7 +416,7 @@ class BaseSparseBoost(BoosterCommon):
 
     @property
     def feature_weights_(self) -> np.ndarray:
-        """The final feature sampling probabilities, shape (n_features_in_,),
+        """The final feature sampling probabilities, shape ``(n_features_in_,)``,
         summing to 1: uniform, or with ``feature_sampling="dynamic"`` the
         dynamic weights the next tree would have been drawn with."""
         check_is_fitted(self)
@@ -434,7 +434,7 @@ class BaseSparseBoost(BoosterCommon):
 
     @property
     def train_loss_(self) -> np.ndarray:
-        """Mean training loss after each tree, shape (n_trees_,); the K trees of a
+        """Mean training loss after each tree, shape ``(n_trees_,)``; the K trees of a
         multiclass round share the loss after the round."""
         check_is_fitted(self)
         return np.asarray(self._model.train_loss)
@@ -468,5 +468,5 @@ class BaseSparseBoost(BoosterCommon):
     def get_feature_importance(self, kind: str = "gain", normalize: bool = False) -> np.ndarray:
         """Per-feature importance: ``kind="gain"`` (total split gain, in the
         units of ``y`` squared times the weights) or ``"split"`` (number of
-        splits), shape (n_features_in_,); ``normalize`` makes it sum to 1."""
+        splits), shape ``(n_features_in_,)``; ``normalize`` makes it sum to 1."""
         return self._importances(kind, normalize)

@@ -22,6 +22,8 @@ import numbers
 
 import numpy as np
 
+__all__ = ["make_synthetic", "make_multitask", "make_friedman_random"]
+
 RELEVANT_FEATURES = (0, 1, 2)
 
 # At most this many values in X (8 GiB of float64): a larger request is a

@@ -33,9 +33,9 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         The tree at which each selected feature entered.
     selection_path_ : dict of arrays
         ``n_features`` used and ``train_loss`` after each tree.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape ``(n_features_in_,)``
         Normalised total gain per feature.
-    feature_weights_ : ndarray of shape (n_features_in_,)
+    feature_weights_ : ndarray of shape ``(n_features_in_,)``
         Final feature sampling probabilities (uniform unless
         ``feature_sampling="dynamic"``).
     n_trees_ : int
@@ -45,7 +45,7 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         no feature (its best root split, over every feature, cannot pay
         mu), on the scale of ``mu``; computed by exhaustive search on the
         first trees' rows. None for ``penalty="none"``.
-    train_loss_ : ndarray of shape (n_trees_,)
+    train_loss_ : ndarray of shape ``(n_trees_,)``
         Mean training loss (mean squared error) after each tree.
     split_search_ : str
         The search the fit ran: "exhaustive" or "group_testing" (what

@@ -139,14 +139,14 @@ class _BaseForest(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
     @property
     def feature_importances_(self) -> np.ndarray:
         """Total squared-error (for classes, Gini) decrease per feature over
-        all trees, normalised to sum to 1, shape (n_features_in_,)."""
+        all trees, normalised to sum to 1, shape ``(n_features_in_,)``."""
         check_is_fitted(self)
         return self._model.importances("gain", True)
 
     @property
     def feature_weights_(self) -> np.ndarray:
         """Final feature sampling probabilities (uniform unless
-        ``feature_sampling="dynamic"``), shape (n_features_in_,)."""
+        ``feature_sampling="dynamic"``), shape ``(n_features_in_,)``."""
         check_is_fitted(self)
         return np.asarray(self._model.feature_weights, dtype=float)
 
@@ -200,9 +200,9 @@ class SparseForestRegressor(RegressorMixin, _BaseForest):
 
     Attributes
     ----------
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape ``(n_features_in_,)``
         Normalised total squared-error decrease per feature.
-    feature_weights_ : ndarray of shape (n_features_in_,)
+    feature_weights_ : ndarray of shape ``(n_features_in_,)``
         Final feature sampling probabilities.
     selected_features_ : ndarray of int
         Features whose importance reaches ``threshold``, most important

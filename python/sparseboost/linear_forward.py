@@ -60,11 +60,11 @@ class LinearForwardSelector(SelectorMixin, BaseEstimator):
     ----------
     order_ : ndarray of int
         The features that entered, in entry order.
-    ranking_ : ndarray of int, shape (n_features_in_,)
+    ranking_ : ndarray of int, shape ``(n_features_in_,)``
         1 for the first feature to enter, 2 for the second, ...; the features
         that never entered (see ``skipped_``) come after all entered ones,
         in column order.
-    r2_path_ : ndarray of float, shape (len(order_),)
+    r2_path_ : ndarray of float, shape ``(len(order_),)``
         R² of the least-squares fit on the first k + 1 entered features
         (with intercept), non-decreasing. For a constant ``y`` the
         intercept fits it exactly and every value is 1.
@@ -77,7 +77,7 @@ class LinearForwardSelector(SelectorMixin, BaseEstimator):
         entered). A warning summarises them.
     n_features_to_select_ : int
         The number of features ``get_support`` keeps.
-    support_ : ndarray of bool, shape (n_features_in_,)
+    support_ : ndarray of bool, shape ``(n_features_in_,)``
         The kept features (``ranking_ <= n_features_to_select_``).
     classes_ : ndarray or None
         For class labels given as strings (or other non-numbers), the

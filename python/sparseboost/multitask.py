@@ -274,15 +274,15 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
         """Per-feature importance, ``kind="gain"`` (total split gain) or
         ``"split"`` (number of splits), of one task's trees (``task``: a
         label of ``tasks_``) or of all tasks' trees (``task=None``); shape
-        (n_features_in_,)."""
+        ``(n_features_in_,)``."""
         check_is_fitted(self)
         index = None if task is None else int(self._task_codes(task, 1)[0])
         return self._importances(kind, normalize, index)
 
     @property
     def task_feature_importances_(self) -> np.ndarray:
-        """Each task's normalised gain importances, shape (n_tasks,
-        n_features_in_), rows in ``tasks_`` order."""
+        """Each task's normalised gain importances, shape
+        ``(n_tasks, n_features_in_)``, rows in ``tasks_`` order."""
         check_is_fitted(self)
         return np.vstack(
             [self._model.importances("gain", True, t) for t in range(len(self.tasks_))]
@@ -310,9 +310,9 @@ _DOC_END = """
         Omega_G, the features used by any task, in the order they entered.
     task_selected_features_ : dict
         ``{task label: Omega_t}``, each in the order its features entered.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape ``(n_features_in_,)``
         Normalised total gain over all tasks.
-    task_feature_importances_ : ndarray of shape (n_tasks, n_features_in_)
+    task_feature_importances_ : ndarray of shape ``(n_tasks, n_features_in_)``
         Normalised total gain of each task's trees.
     n_trees_ : ndarray of shape (n_tasks,)
         Trees in each task's model, the shared start's included (a task

@@ -55,7 +55,7 @@ class SparseBoostSelectorCV(
     ----------
     selected_features_ : ndarray of int
         The kept features, in the chosen order.
-    support_ : ndarray of bool, shape (n_features_in_,)
+    support_ : ndarray of bool, shape ``(n_features_in_,)``
     n_features_ : int
         How many were kept.
     order_ : str

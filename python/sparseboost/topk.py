@@ -24,8 +24,8 @@ class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, Bas
     selected_features_ : ndarray of int
         The kept features, most important first (equal importances in
         column order).
-    support_ : ndarray of bool, shape (n_features_in_,)
-    importances_ : ndarray of float, shape (n_features_in_,)
+    support_ : ndarray of bool, shape ``(n_features_in_,)``
+    importances_ : ndarray of float, shape ``(n_features_in_,)``
         Each feature's importance in the model on all features.
     estimator_ : estimator
         The refitted model on the kept columns (in column order, the

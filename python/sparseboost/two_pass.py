@@ -59,7 +59,7 @@ class TwoPassForwardSelector(SelectorMixin, BaseEstimator):
     ----------
     selected_features_ : ndarray of int
         The kept features, in the order they were added.
-    pass1_scores_ : ndarray of float, shape (n_features_in_,)
+    pass1_scores_ : ndarray of float, shape ``(n_features_in_,)``
         Each feature's univariate model score (pass 1).
     ranking_ : ndarray of int
         The features by pass-1 score, best first (ties by index): the order
