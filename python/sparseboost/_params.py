@@ -316,7 +316,7 @@ PARAMS = (
         ``gt_cache_bytes_``. "auto" runs group testing only where its estimated
         work (prefix cache included) is below half of exhaustive search's,
         from n, d, the bins, s, delta, max_leaves, n_estimators and
-        max_selected_features (README, "split_search='auto'");
+        max_selected_features (docs/gt_gbm.md, "split_search='auto'");
         ``split_search_`` says which one ran.""",
         BOOSTERS,
         engine="split_search",

@@ -41,7 +41,7 @@ use rayon::prelude::*;
 /// cache's build time and size halve with each doubling of K, while the
 /// direct sums of the last halvings read more scattered rows: with K = 16
 /// whole fits at 6000 × 5000 (s = 3) took 1.95 s against 1.65 s with
-/// K = 8 (medians of 10, two builds alternating), so 8 (see README,
+/// K = 8 (medians of 10, two builds alternating), so 8 (see docs/gt_gbm.md,
 /// "GT-GBM").
 pub const CHECKPOINT: usize = 8;
 

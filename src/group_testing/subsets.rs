@@ -55,7 +55,7 @@ pub const MIN_SUBSET_LEN: usize = 16;
 /// subsets come `SUBSETS_PER_FEATURE` times per feature:
 /// `p = ⌈4·d/L⌉`. Measured on splits of the training rows of Dorothea,
 /// Arcene and Dexter (A-GBM, budgets 5/10/20, `benches/gt_vs_exhaustive.py`
-/// and the README): `n/2` features per subset was weaker than `n/10` on
+/// and docs/gt_gbm.md): `n/2` features per subset was weaker than `n/10` on
 /// Arcene and Dorothea; 2 subsets per feature lost on Dorothea at 5
 /// features; the paper's density (`e·ln(s/δ)` ≈ 12.5 per feature) was no
 /// better than 4 within the standard errors at three times the tests.
