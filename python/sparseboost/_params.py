@@ -377,7 +377,7 @@ PARAMS = (
         """Metrics computed on every evaluation set after each round: "rmse",
         "l2", "logloss", "multi_logloss", "auc", "error", "ndcg@k", "map@k",
         "mrr". None: the objective's own (rmse, logloss, multi_logloss,
-        ndcg@lambdarank_truncation_level). Early stopping watches the last
+        ``ndcg@lambdarank_truncation_level``). Early stopping watches the last
         one.""",
         BOOSTERS,
         engine="eval_metric",

@@ -219,7 +219,7 @@ SELECTOR_PARAMS = (
         """As in scikit-learn; None is "roc_auc" for two classes, the log loss
         over every class of ``y`` for more (a fold without a rare class still
         scores), "neg_root_mean_squared_error" for a regressor and the mean
-        NDCG@10 over queries for a ranker.""",
+        ``NDCG@10`` over queries for a ranker.""",
         SELECTOR_CV,
     ),
     Param(
