@@ -62,8 +62,12 @@ def select_on_labelled_csv(tmp_path):
     return frame, out
 
 
-def test_csv_classification_names_original_columns(tmp_path):
+def test_csv_classification_names_original_columns(tmp_path, capsys):
     frame, out = select_on_labelled_csv(tmp_path)
+    # The summary line gives the whole job's time, which metrics.json records.
+    summary = capsys.readouterr().out.splitlines()[0]
+    total = json.loads((out / "metrics.json").read_text())["total_seconds"]
+    assert f"selected in {total:.1f} s" in summary, summary
     names, metrics = outputs_ok(out)
     assert names[0] == "signal"
     assert "city" in names  # once, by its name, not as city=oslo

@@ -372,8 +372,9 @@ def _print_summary(summary, out):
     shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
     print(
         f"{summary['task']} with {summary['method']} (split search: {summary['split_search']}): "
-        f"{summary['n_selected']} of {summary['data_shape']['columns']} columns selected "
-        f"in {summary['fit_seconds']:.1f} s"
+        f"{summary['n_selected']} of the input's {summary['data_shape']['columns']} columns "
+        f"selected in {summary['total_seconds']:.1f} s (the final fit "
+        f"{summary['fit_seconds']:.1f} s of it)"
     )
     print(f"selected, in entry order: {shown}")
     print(f"test: {metrics}")
