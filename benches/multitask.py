@@ -23,7 +23,11 @@ learning rate 0.1, 31 leaves, 20 rows per leaf):
   ``shared_rounds = 0`` (every round one tree per task);
 * ``Multitask+shared``: the same with ``shared_rounds`` chosen (0
   included: the first rounds fit one tree on all tasks' rows, which every
-  task's model starts from) and ``mu_task`` one value per task.
+  task's model starts from) and ``mu_task`` one value per task;
+* ``Multitask auto``: ``MultiTaskSparseBoostRegressor(shared_rounds="auto",
+  mu_task="auto")`` with the default ``mu_group``, fitted once on all
+  training rows: no hand-chosen setting, the estimator cross-validates
+  both knobs on the training rows itself (its time includes that search).
 
 Tuning, honest and the same for all: 25% of each task's training rows are a
 validation split; every method picks its parameters from its grid (below) by
@@ -74,9 +78,16 @@ from sparseboost.datasets import make_multitask
 
 GRID = (0.01, 0.03, 0.1)
 SHARED_GRID = (0, 10, 25)
-METHODS = ("Independent", "SingleTask", "GroupSparse", "Multitask", "Multitask+shared")
+METHODS = (
+    "Independent",
+    "SingleTask",
+    "GroupSparse",
+    "Multitask",
+    "Multitask+shared",
+    "Multitask auto",
+)
 BASELINES = ("Independent", "SingleTask")
-MULTITASK = ("Multitask", "Multitask+shared")
+MULTITASK = ("Multitask", "Multitask+shared", "Multitask auto")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -164,7 +175,12 @@ def fit_multitask(p, rows, choice, args):
     )
     model.fit(p.X[rows], p.y[rows], p.task[rows])
     features = [list(model.task_selected_features_[t]) for t in range(p.n_tasks)]
-    return (lambda eval_rows: score(model, p.X[eval_rows], p.task[eval_rows])), features
+
+    def predict(eval_rows):
+        return score(model, p.X[eval_rows], p.task[eval_rows])
+
+    predict.model = model  # "auto" parameters: the values the fit chose
+    return predict, features
 
 
 def score(model, X, *task):
@@ -226,6 +242,11 @@ def run_method(method, p, args):
             if best is None or loss < best[0]:
                 best = (loss, (mu_group, mu_task, rounds))
         choice = best[1]
+    elif method == "Multitask auto":
+        # No grid and no validation split here: the estimator chooses
+        # shared_rounds and each task's mu_task by its own cross-validation
+        # on the training rows; mu_group stays at its default.
+        fit, choice = fit_multitask, (0.01, "auto", "auto")
     else:
         fit, grid = {
             "SingleTask": (fit_pooled, GRID),
@@ -236,6 +257,8 @@ def run_method(method, p, args):
     start = time.perf_counter()
     predict, features = fit(p, p.train, choice, args)
     seconds = time.perf_counter() - start
+    if method == "Multitask auto":
+        choice = (choice[0], list(predict.model.mu_task_), predict.model.shared_rounds_)
     metric = "rmse" if p.variant == "regression" else "auc"
     test = per_task_metric(p, p.test, predict(p.test), metric)
     return {

@@ -460,7 +460,7 @@ PARAMS = (
     ),
     Param(
         "mu_task",
-        "float, str, or array of float or of str, shape (n_tasks,)",
+        "float, str, \"auto\", or array of float or of str, shape (n_tasks,)",
         0.01,
         '[0, inf) each; mu_group + mu_task < 1 for "agbm"',
         """mu_t: what a split on a feature this task does not use yet pays (on top
@@ -470,7 +470,13 @@ PARAMS = (
         task). ``mu_task=0`` is the classic group-sparse multitask model (every
         task may use every shared feature for free); a large ``mu_group`` with
         a small ``mu_task`` approaches independent models. ``"f*mu_max"``
-        strings (all of them, in a list) are relative as for ``mu_group``.""",
+        strings (all of them, in a list) are relative as for ``mu_group``.
+        ``"auto"``: one value per task, chosen by task-stratified 3-fold
+        cross-validation on the training rows among 0.01, 0.03 and 0.1
+        (``"agbm"``; those fractions of ``mu_max`` for ``"gbfs"``), each task
+        by its own validation loss, jointly with ``shared_rounds="auto"``;
+        ``mu_task_`` holds the values used and ``tuning_results_`` the
+        search (not on Dask).""",
         MULTITASK,
     ),
     Param(
@@ -484,7 +490,7 @@ PARAMS = (
     ),
     Param(
         "shared_rounds",
-        "int",
+        "int or \"auto\"",
         0,
         "[0, n_estimators]",
         """The first ``shared_rounds`` of the ``n_estimators`` rounds grow one tree
@@ -499,8 +505,11 @@ PARAMS = (
         and every Omega_t. A shared round whose tree cannot split ends the
         shared start (that round fits the tasks' trees instead).
         ``shared_rounds=n_estimators`` is one pooled model with a base score per
-        task. Choose it on validation data like the penalties
-        (``benches/multitask.py``).""",
+        task. ``"auto"`` chooses among 0, 10% and 25% of ``n_estimators`` by
+        task-stratified 3-fold cross-validation on the training rows (the
+        loss over all rows, each task with its best ``mu_task`` when that is
+        ``"auto"`` too): 9 fits, or 27 with ``mu_task="auto"``, before the
+        final one; ``shared_rounds_`` holds the value used (not on Dask).""",
         MULTITASK,
     ),
     # -- the Dask boosters ----------------------------------------------

@@ -45,7 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core, _training
+from . import _core, _multitask_tuning, _training
 from ._params import document
 from ._matrix import engine_matrix
 from ._validation import check_labels_sortable
@@ -614,7 +614,20 @@ class _DaskMultiTask(_DaskFit):
         """Fit on a Dask ``X`` (rows chunked), ``y`` and each row's ``task``
         label (Dask or NumPy, one per row); ``eval_set`` is a list of
         ``(X, y, task)`` held and scored on the client."""
+        for name in ("shared_rounds", "mu_task"):
+            if _multitask_tuning.is_auto(getattr(self, name)):
+                local = self._local_class.__name__
+                raise ValueError(
+                    f"{name}='auto' is not available on Dask (its cross-validation refits "
+                    f"the model up to {_multitask_tuning.MAX_FITS} times); choose it with {local}"
+                    f"({name}='auto') on a sample of the rows and pass its {name}_"
+                )
         self._shared_rounds()  # a bad shared_rounds fails before any work
+        self.shared_rounds_, self.mu_task_, self.tuning_results_ = (
+            self.shared_rounds,
+            self.mu_task,
+            None,
+        )
         return self._dask_fit(
             X, y, sample_weight, None, eval_set, eval_sample_weight, None, None, task=task
         )
@@ -649,7 +662,7 @@ class _DaskMultiTask(_DaskFit):
         return (
             len(self.tasks_),
             self._mu("mu_group"),
-            self._mu_task(),
+            self._mu_task(self.mu_task),
             self._mask(),
             self._shared_rounds(),
         )

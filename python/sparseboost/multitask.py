@@ -20,7 +20,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core, _params, _training, persistence
+from . import _core, _multitask_tuning, _params, _training, persistence
 from ._base import BoosterCommon, check_fit_input
 from ._matrix import engine_matrix
 from ._params import document
@@ -88,32 +88,38 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
         _core.check_multitask_params(
             self._engine_params(draw_seed=False),
             self._mu("mu_group"),
-            self._mu_task(),
+            self._mu_task(self.mu_task_),
             len(self.tasks_),
             self.n_features_in_,
             self._mask(),
-            self._shared_rounds(),
+            self._shared_rounds(self.shared_rounds_),
         )
         _training.check_early_stopping(self)
 
-    def _mu(self, name) -> tuple[float, bool]:
-        """``(value, relative)``: a number, or the factor of ``"f*mu_max"``."""
-        value = getattr(self, name)
+    def _mu(self, name, value=None) -> tuple[float, bool]:
+        """``(value, relative)`` of parameter ``name`` (or of ``value``, a
+        value for it): a number, or the factor of ``"f*mu_max"``."""
+        value = getattr(self, name) if value is None else value
         if isinstance(value, str):
             return float(engine_mu(value, name)[0]), True
         if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
             raise TypeError(f"{name} must be a real number or 'f*mu_max', got {value!r}")
         return float(value), False
 
-    def _mu_task(self) -> tuple[list, bool]:
-        """``mu_task`` as the engine takes it: ``([mu], relative)`` for every
-        task, or one value per task (``tasks_`` order; ``tasks_`` must be
-        set), all numbers or all ``"f*mu_max"``."""
-        value = self.mu_task
+    def _mu_task(self, value) -> tuple[list, bool]:
+        """``value`` (a ``mu_task``, not ``"auto"``) as the engine takes it:
+        ``([mu], relative)`` for every task, or one value per task
+        (``tasks_`` order; ``tasks_`` must be set), all numbers or all
+        ``"f*mu_max"``."""
+        if _multitask_tuning.is_auto(value):
+            raise ValueError(
+                "mu_task='auto' is resolved by fit's cross-validation; "
+                "this needs a number, 'f*mu_max' or one per task"
+            )
         if isinstance(value, str) or (
             isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
         ):
-            one, relative = self._mu("mu_task")
+            one, relative = self._mu("mu_task", value)
             return [one], relative
         if isinstance(value, (bytes, bool, np.bool_)) or np.ndim(value) != 1:
             raise TypeError(
@@ -137,8 +143,15 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
             )
         return [float(v) for v in values], relative
 
-    def _shared_rounds(self) -> int:
-        value = self.shared_rounds
+    def _shared_rounds(self, value=None) -> int:
+        """``value`` (default: the parameter) as an int checked against
+        ``n_estimators``; ``"auto"`` is resolved by fit, not here."""
+        value = self.shared_rounds if value is None else value
+        if _multitask_tuning.is_auto(value):
+            raise ValueError(
+                "shared_rounds='auto' is resolved by fit's cross-validation; "
+                "this needs an int >= 0"
+            )
         if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)):
             raise TypeError(f"shared_rounds must be an int >= 0, got {value!r}")
         if value < 0:
@@ -180,10 +193,24 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
 
     def _fit(self, X, y, task, sample_weight, eval_set=None, eval_sample_weight=None):
         _training.check_early_stopping(self)
-        shared_rounds = self._shared_rounds()
+        tuned = any(_multitask_tuning.is_auto(v) for v in (self.shared_rounds, self.mu_task))
+        if not _multitask_tuning.is_auto(self.shared_rounds):
+            self._shared_rounds()  # a bad value fails before any work
         X, y, sample_weight = check_fit_input(self, X, y, sample_weight, labels=self._labels)
         y, codes = self._training_targets(y, task, X.shape[0])
         params = self._engine_params()
+        if tuned:
+            self.shared_rounds_, self.mu_task_, self.tuning_results_ = _multitask_tuning.choose(
+                self, X, y, codes, sample_weight, params["seed"]
+            )
+        else:
+            self.shared_rounds_, self.mu_task_, self.tuning_results_ = (
+                self.shared_rounds,
+                self.mu_task,
+                None,
+            )
+        shared_rounds = self._shared_rounds(self.shared_rounds_)
+        mu_task = self._mu_task(self.mu_task_)
         evals = _training.eval_sets(
             self,
             eval_set,
@@ -207,7 +234,7 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
             sample_weight,
             params,
             self._mu("mu_group"),
-            self._mu_task(),
+            mu_task,
             self._mask(),
             shared_rounds,
             eval_sets=evals,
@@ -324,6 +351,15 @@ _DOC_END = """
         The smallest ``mu_group + mu_task`` at which the first round admits
         no feature (None without a penalty); ``"f*mu_max"`` values of
         ``mu_group`` and ``mu_task`` are multiples of it.
+    shared_rounds_, mu_task_ : int; float, str or list
+        The values the fit used: the parameters, or what cross-validation
+        chose for an ``"auto"`` one (``mu_task_`` then one value per task).
+    tuning_results_ : dict or None
+        With an ``"auto"`` parameter, the search: ``"shared_rounds"`` and
+        ``"mu_task"`` (the candidates) and ``"loss"``, an array of shape
+        ``(n_shared_rounds, n_mu_task, n_tasks)`` of each task's mean
+        cross-validated loss per row (squared error, or log-loss); else
+        None.
 
     Notes
     -----

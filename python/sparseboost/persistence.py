@@ -18,7 +18,9 @@ File layout (version 1)::
         "best_iteration_": k | null,  # with evaluation sets (optional;
         "best_score_": v | null,      # evals_result_ is not saved)
         "tasks_": [...],          # multitask estimators only: the task labels
-        "tasks_dtype": "..."      # their numpy dtype (optional)
+        "tasks_dtype": "...",     # their numpy dtype (optional)
+        "shared_rounds_": s,      # multitask: the values the fit used ("auto"
+        "mu_task_": ...           # parameters resolved; optional, as the params)
       },
       "model": {...},             # the engine's model, format "sparseboost-model"
                                   # ("sparseboost-multitask-model" for multitask)
@@ -186,6 +188,9 @@ def save_model(estimator, path, *, input_encoding=None) -> None:
         fitted["categorical"] = encoding.to_json()
     if multitask:
         fitted["tasks_"], fitted["tasks_dtype"] = _labels(estimator.tasks_)
+        # The values the fit used ("auto" parameters are resolved by it).
+        fitted["shared_rounds_"] = _encode(estimator.shared_rounds_)
+        fitted["mu_task_"] = _encode(estimator.mu_task_)
     document = {
         "format": FORMAT,
         "version": VERSION,
@@ -421,6 +426,15 @@ def load_model(path):
                 "fitted.tasks_",
                 f"has {len(estimator.tasks_)} labels for {engine_model.n_tasks} tasks",
             )
+        # Files written before "auto" existed: the parameters are the values.
+        # _check_params below checks them either way.
+        for key in ("shared_rounds_", "mu_task_"):
+            try:
+                value = _decode(fitted[key]) if key in fitted else getattr(estimator, key[:-1])
+            except (TypeError, ValueError) as e:
+                fields.fail(f"fitted.{key}", f"is not a value of {key[:-1]}: {e}")
+            setattr(estimator, key, value)
+        estimator.tuning_results_ = None
     estimator.best_iteration_, estimator.best_score_ = _best_round(fields, fitted, engine_model)
     mu_max = fitted.get("mu_max_")  # absent from files written before it existed
     if mu_max is not None and (

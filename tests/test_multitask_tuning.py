@@ -1,0 +1,159 @@
+"""``shared_rounds="auto"`` and ``mu_task="auto"``: the multitask boosters
+choose their two knobs by task-stratified cross-validation on the training
+rows (``sparseboost._multitask_tuning``)."""
+
+import json
+import pickle
+
+import numpy as np
+import pytest
+from sparseboost import MultiTaskSparseBoostClassifier, MultiTaskSparseBoostRegressor, load_model
+from sparseboost._multitask_tuning import MU_TASK_GRID, shared_rounds_grid
+from sparseboost.datasets import make_multitask
+
+LABELS = np.array(["large", "medium", "small"])
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    X, y, task, _ = make_multitask((600, 300, 150), n_features=20, noise=0.5, random_state=0)
+    return X, y, LABELS[task]
+
+
+def auto(cls=MultiTaskSparseBoostRegressor):
+    return cls(n_estimators=20, random_state=0, shared_rounds="auto", mu_task="auto")
+
+
+@pytest.mark.parametrize("classifier", [False, True])
+def test_auto_is_the_fit_with_the_values_it_chose(tasks, classifier):
+    X, y, task = tasks
+    cls = MultiTaskSparseBoostClassifier if classifier else MultiTaskSparseBoostRegressor
+    target = (y > np.median(y)).astype(int) if classifier else y
+    model = auto(cls).fit(X, target, task)
+    assert model.shared_rounds_ in shared_rounds_grid(20)
+    assert len(model.mu_task_) == 3 and set(model.mu_task_) <= set(MU_TASK_GRID)
+    explicit = cls(
+        n_estimators=20, random_state=0, shared_rounds=model.shared_rounds_, mu_task=model.mu_task_
+    ).fit(X, target, task)
+    score = "decision_function" if classifier else "predict"
+    np.testing.assert_array_equal(
+        getattr(model, score)(X, task), getattr(explicit, score)(X, task)
+    )
+    # The parameters stay "auto" (scikit-learn's clone and get_params).
+    assert model.get_params()["shared_rounds"] == "auto"
+
+
+def test_the_choice_is_the_tables_best(tasks):
+    X, y, task = tasks
+    model = auto().fit(X, y, task)
+    table = model.tuning_results_
+    loss = table["loss"]  # (shared_rounds, mu_task, task), mean loss per row
+    assert loss.shape == (len(table["shared_rounds"]), len(MU_TASK_GRID), 3)
+    rows = np.bincount(np.searchsorted(model.tasks_, task))
+    # Each task its best mu_task at each shared_rounds, then the shared_rounds
+    # whose choices lose least over all rows.
+    total = (loss.min(axis=1) * rows).sum(axis=1)
+    i = int(np.argmin(total))
+    assert model.shared_rounds_ == table["shared_rounds"][i]
+    assert model.mu_task_ == [table["mu_task"][j] for j in loss[i].argmin(axis=0)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_task_whose_target_is_noise_pays_the_most_for_features(seed):
+    """Planted: two tasks whose target is the sum of ten features (each a
+    small share of the loss, kept out by a large mu_task) and a third whose
+    target is pure noise (any feature it admits overfits): the noise task's
+    cross-validated loss is lowest with the largest mu_task, the others'
+    with a smaller one."""
+    rng = np.random.default_rng(seed)
+    n, d = 900, 30
+    X = rng.uniform(size=(n, d))
+    task = np.repeat(np.array(["a", "b", "noise"]), n // 3)
+    y = X[:, :10].sum(axis=1) + rng.normal(0, 0.2, n)
+    y[task == "noise"] = rng.normal(0, 1, n // 3)
+    model = MultiTaskSparseBoostRegressor(
+        n_estimators=30, shared_rounds=0, mu_task="auto", random_state=0
+    ).fit(X, y, task)
+    mu = dict(zip(model.tasks_, model.mu_task_))
+    assert mu["noise"] == max(MU_TASK_GRID)
+    assert mu["a"] < mu["noise"] and mu["b"] < mu["noise"]
+
+
+def test_tasks_with_one_function_choose_a_shared_start():
+    """Planted: three small tasks with the same function; a start learned on
+    all their rows beats each task's own rows, so "auto" shares rounds."""
+    rng = np.random.default_rng(1)
+    n, d = 600, 10
+    X = rng.uniform(size=(n, d))
+    task = np.repeat(np.arange(3), n // 3)
+    y = 4 * X[:, 0] + 3 * np.sin(5 * X[:, 1]) + 2 * X[:, 2] ** 2 + rng.normal(0, 0.5, n)
+    model = MultiTaskSparseBoostRegressor(
+        n_estimators=40, shared_rounds="auto", mu_task=0.01, random_state=0
+    ).fit(X, y, task)
+    assert model.shared_rounds_ == max(shared_rounds_grid(40))
+    assert model.mu_task_ == 0.01  # not "auto": the user's value
+
+
+def test_the_same_choice_with_one_and_two_threads(tasks):
+    X, y, task = tasks
+    one = auto().set_params(n_jobs=1).fit(X, y, task)
+    two = auto().set_params(n_jobs=2).fit(X, y, task)
+    assert (one.shared_rounds_, one.mu_task_) == (two.shared_rounds_, two.mu_task_)
+    np.testing.assert_array_equal(one.tuning_results_["loss"], two.tuning_results_["loss"])
+    np.testing.assert_array_equal(one.predict(X, task), two.predict(X, task))
+
+
+def test_chosen_values_survive_save_load_and_pickle(tasks, tmp_path):
+    X, y, task = tasks
+    model = auto().fit(X, y, task)
+    path = tmp_path / "auto.json"
+    model.save_model(path)
+    for copy in (load_model(path), pickle.loads(pickle.dumps(model))):
+        assert copy.shared_rounds_ == model.shared_rounds_
+        assert list(copy.mu_task_) == list(model.mu_task_)
+        assert copy.get_params()["mu_task"] == "auto"
+        np.testing.assert_array_equal(copy.predict(X, task), model.predict(X, task))
+
+
+@pytest.mark.parametrize(
+    "key, value, match",
+    [
+        ("shared_rounds_", "auto", "shared_rounds='auto' is resolved by fit"),
+        ("shared_rounds_", -3, "shared_rounds must be an int >= 0"),
+        ("mu_task_", "auto", "mu_task='auto' is resolved by fit"),
+        ("mu_task_", {"__ndarray__": [0.1], "dtype": "not a dtype"}, "fitted.mu_task_"),
+        ("mu_task_", [0.1, 0.1], "mu_task must hold one value per task"),
+    ],
+)
+def test_a_model_file_with_bad_chosen_values_is_refused(tasks, tmp_path, key, value, match):
+    X, y, task = tasks
+    path = tmp_path / "auto.json"
+    auto().set_params(n_estimators=5).fit(X, y, task).save_model(path)
+    document = json.loads(path.read_text())
+    document["fitted"][key] = value
+    path.write_text(json.dumps(document))
+    with pytest.raises(ValueError, match=match):
+        load_model(path)
+
+
+def test_a_class_with_one_row_in_a_task_is_named():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(60, 5))
+    task = np.repeat(["p", "q"], 30)
+    y = (X[:, 0] > 0.5).astype(int)
+    y[task == "q"] = 0
+    y[np.flatnonzero(task == "q")[0]] = 1  # task q: a single positive row
+    with pytest.raises(ValueError, match="task 'q' has 1 row of class 1"):
+        auto(MultiTaskSparseBoostClassifier).fit(X, y, task)
+
+
+def test_dask_refuses_auto_and_says_what_to_do():
+    da = pytest.importorskip("dask.array")
+    from sparseboost.dask import DaskMultiTaskSparseBoostRegressor
+
+    X = da.from_array(np.random.default_rng(0).uniform(size=(40, 3)), chunks=(20, 3))
+    y = da.from_array(np.arange(40.0), chunks=20)
+    for name in ("shared_rounds", "mu_task"):
+        model = DaskMultiTaskSparseBoostRegressor(**{name: "auto"})
+        with pytest.raises(ValueError, match=f"{name}='auto' is not available on Dask"):
+            model.fit(X, y, np.repeat([0, 1], 20))
