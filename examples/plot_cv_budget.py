@@ -21,21 +21,14 @@ held-out rows.
 # %%
 # Data and selector
 # -----------------
-import importlib.resources
-
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.metrics import roc_auc_score
 from sparseboost import SparseBoostClassifier, SparseBoostSelectorCV
+from sparseboost.datasets import load_madelon
 
-with importlib.resources.as_file(
-    importlib.resources.files("sparseboost") / "data" / "madelon.npz"
-) as path:
-    data = np.load(path)
-    X = data["X"].astype(np.float64)
-    y = (data["y"] > 0).astype(int)
-X_train, y_train = X[:2000], y[:2000]
-X_test, y_test = X[2000:], y[2000:]
+X_train, y_train = load_madelon("train")
+X_test, y_test = load_madelon("valid")
 
 # %%
 # The booster that orders the features is A-GBM with ``mu`` relative to

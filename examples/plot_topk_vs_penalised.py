@@ -21,23 +21,16 @@ measured on the 600 validation rows.
 # %%
 # Loading the embedded Madelon
 # ----------------------------
-# The package ships Madelon's 2000 training and 600 validation rows (in
-# that order) in ``sparseboost/data/madelon.npz``; labels are -1/+1.
-import importlib.resources
-
+# The package ships Madelon's 2000 training and 600 validation rows;
+# :func:`sparseboost.datasets.load_madelon` returns them with labels 0/1.
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.metrics import roc_auc_score
 from sparseboost import SparseBoostClassifier, TopKSelector
+from sparseboost.datasets import load_madelon
 
-with importlib.resources.as_file(
-    importlib.resources.files("sparseboost") / "data" / "madelon.npz"
-) as path:
-    data = np.load(path)
-    X = data["X"].astype(np.float64)
-    y = (data["y"] > 0).astype(int)
-X_train, y_train = X[:2000], y[:2000]
-X_test, y_test = X[2000:], y[2000:]
+X_train, y_train = load_madelon("train")
+X_test, y_test = load_madelon("valid")
 print("train", X_train.shape, "test", X_test.shape)
 
 # %%
