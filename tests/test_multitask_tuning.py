@@ -157,3 +157,11 @@ def test_dask_refuses_auto_and_says_what_to_do():
         model = DaskMultiTaskSparseBoostRegressor(**{name: "auto"})
         with pytest.raises(ValueError, match=f"{name}='auto' is not available on Dask"):
             model.fit(X, y, np.repeat([0, 1], 20))
+
+
+def test_callbacks_see_the_final_fit_only(tasks):
+    X, y, task = tasks
+    rounds = []
+    model = auto().set_params(callbacks=[lambda report: rounds.append(report.round)])
+    model.fit(X, y, task)
+    assert rounds == list(range(len(rounds))) and len(rounds) == 20

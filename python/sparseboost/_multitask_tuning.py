@@ -128,7 +128,11 @@ def choose(estimator, X, y_encoded, codes, sample_weight, seed):
         )
         for i, s in enumerate(shared):
             for j, mu in enumerate(mus):
-                model = clone(estimator).set_params(shared_rounds=s, mu_task=mu)
+                # The user's callbacks and round reports follow the final
+                # fit only, not the search's.
+                model = clone(estimator).set_params(
+                    shared_rounds=s, mu_task=mu, callbacks=None, verbose=0
+                )
                 model.fit(
                     X[train],
                     y_user[train],

@@ -440,7 +440,9 @@ class _DaskFit:
         (with what this fit set before boosting, nothing of an earlier fit)."""
         if model is None:
             return None
-        return self._local_copy(model, ("n_features_in_", "feature_names_in_", "classes_"))
+        # (multitask: also its tasks and the knobs its fit used)
+        fitted = ("n_features_in_", "feature_names_in_", "classes_", "tasks_")
+        return self._local_copy(model, fitted + ("shared_rounds_", "mu_task_", "tuning_results_"))
 
     def to_local(self):
         """The fitted model as the single-machine estimator (same parameters
