@@ -215,8 +215,31 @@ fn round_costs(c: &mut Criterion) {
             queries: None,
         };
         group.throughput(Throughput::Elements(n as u64));
-        group.bench_function(BenchmarkId::new("logloss", n), |b| {
-            b.iter(|| PerRow(BinaryLogloss).loss(black_box(&targets), scores))
+        // A round's gradients alone, and with the training loss in the same
+        // pass (as the trainer computes them: the loss costs the difference).
+        let (mut grad, mut hess) = (
+            ndarray::Array2::zeros((1, n)),
+            ndarray::Array2::zeros((1, n)),
+        );
+        group.bench_function(BenchmarkId::new("logloss_gradients", n), |b| {
+            b.iter(|| {
+                PerRow(BinaryLogloss).gradients(
+                    black_box(&targets),
+                    scores,
+                    grad.view_mut(),
+                    hess.view_mut(),
+                )
+            })
+        });
+        group.bench_function(BenchmarkId::new("logloss_gradients_and_loss", n), |b| {
+            b.iter(|| {
+                PerRow(BinaryLogloss).gradients_and_loss(
+                    black_box(&targets),
+                    scores,
+                    grad.view_mut(),
+                    hess.view_mut(),
+                )
+            })
         });
         let left = uniform(n, 1, 5);
         let rows: Vec<u32> = (0..n as u32).collect();

@@ -224,10 +224,10 @@ impl Shard {
                 fit.populations = populations;
                 return Ok(None);
             }
-            Op::Gradients { population } => {
+            Op::Gradients { population: index } => {
                 let fit = self.fitting()?;
-                let population = population_of(&fit.populations, population)?;
-                fit.scores.gradients(objective, population);
+                let population = population_of(&fit.populations, index)?;
+                fit.scores.gradients(index as usize, objective, population);
                 return Ok(None);
             }
             Op::Root {
@@ -301,9 +301,9 @@ impl Shard {
                 &bounds,
                 n_values,
             )?,
-            Op::Loss { population } => {
+            Op::Loss { population: index } => {
                 let fit = self.fitting()?;
-                let population = population_of(&fit.populations, population)?;
+                let population = population_of(&fit.populations, index)?;
                 if population.y.is_empty() {
                     Output::Loss {
                         mean: 0.0,
@@ -316,7 +316,7 @@ impl Shard {
                         (None, None) => population.y.len() as f64,
                     };
                     Output::Loss {
-                        mean: fit.scores.loss(objective, population),
+                        mean: fit.scores.loss(index as usize, objective, population),
                         mass,
                     }
                 }

@@ -9,7 +9,7 @@
 
 use super::{weighted_mean, Pointwise};
 use crate::error::{Result, SbError};
-use crate::fast_math::softplus_neg_abs;
+use crate::fast_math::ln_1p_unit;
 
 /// Binary classification.
 pub struct BinaryLogloss;
@@ -41,16 +41,52 @@ impl Pointwise for BinaryLogloss {
 
     #[inline]
     fn derivatives(&self, y: f64, raw: f64) -> (f64, f64) {
-        let p = sigmoid(raw);
-        (p - y, (p * (1.0 - p)).max(MIN_HESSIAN))
+        derivatives_from_exp(y, (-raw).exp())
     }
 
-    /// `log(1 + e^f) − y f`, computed without overflow (and vectorised:
-    /// see [`crate::fast_math`]).
     #[inline]
     fn row_loss(&self, y: f64, raw: f64) -> f64 {
-        raw.max(0.0) + softplus_neg_abs(raw) - y * raw
+        loss_from_exp(y, raw, (-raw).exp())
     }
+
+    /// One `exp` per row serves both (the trainer's fused pass, see
+    /// [`super::Objective::gradients_and_loss`]): libm's, whose calls keep
+    /// this first loop scalar; the loss's logarithm, in a second loop,
+    /// vectorises.
+    #[inline(always)]
+    fn derivatives_and_losses(
+        &self,
+        y: &[f64],
+        raw: &[f64],
+        (g, h): (&mut [f64], &mut [f64]),
+        l: &mut [f64],
+    ) {
+        for (i, (&t, &f)) in y.iter().zip(raw).enumerate() {
+            let e = (-f).exp();
+            (g[i], h[i]) = derivatives_from_exp(t, e);
+            l[i] = e;
+        }
+        for ((l, &t), &f) in l.iter_mut().zip(y).zip(raw) {
+            *l = loss_from_exp(t, f, *l);
+        }
+    }
+}
+
+/// The derivatives at a raw score f given `e = e^{−f}`: `p = σ(f)` as
+/// [`sigmoid`] computes it.
+#[inline(always)]
+fn derivatives_from_exp(y: f64, e: f64) -> (f64, f64) {
+    let p = 1.0 / (1.0 + e);
+    (p - y, (p * (1.0 - p)).max(MIN_HESSIAN))
+}
+
+/// `log(1 + e^f) − y f = max(f, 0) + ln(1 + e^{−|f|}) − y f` (no overflow)
+/// given `e = e^{−f}`: `e^{−|f|}` is `e` or `1/e` (`1/∞ = 0` below
+/// f ≈ −709), and its `ln(1 + t)` vectorises (see [`crate::fast_math`]).
+#[inline(always)]
+fn loss_from_exp(y: f64, raw: f64, e: f64) -> f64 {
+    let t = if raw >= 0.0 { e } else { 1.0 / e };
+    raw.max(0.0) + ln_1p_unit(t) - y * raw
 }
 
 #[cfg(test)]

@@ -72,6 +72,22 @@ pub trait Objective: Sync {
 
     /// The mean loss (weighted when weights are given) for reporting, ≥ 0.
     fn loss(&self, targets: &Targets, scores: ArrayView2<f64>) -> f64;
+
+    /// [`Objective::gradients`] and [`Objective::loss`] of the same scores,
+    /// the same values as the two calls give. The trainer reports a round's
+    /// loss from the scores the next round's gradients start from, so a loss
+    /// that shares work with its derivatives (the log-loss's exponential)
+    /// computes both in one pass.
+    fn gradients_and_loss(
+        &self,
+        targets: &Targets,
+        scores: ArrayView2<f64>,
+        grad: ArrayViewMut2<f64>,
+        hess: ArrayViewMut2<f64>,
+    ) -> f64 {
+        self.gradients(targets, scores, grad, hess);
+        self.loss(targets, scores)
+    }
 }
 
 /// A loss of one row's single raw score.
@@ -87,6 +103,25 @@ pub trait Pointwise: Sync {
 
     /// `l(y, f)` of one row.
     fn row_loss(&self, y: f64, raw: f64) -> f64;
+
+    /// `(g[i], h[i]) = derivatives(y[i], raw[i])` and
+    /// `l[i] = row_loss(y[i], raw[i])`, bit for bit; a loss whose two share
+    /// work overrides it.
+    #[inline(always)]
+    fn derivatives_and_losses(
+        &self,
+        y: &[f64],
+        raw: &[f64],
+        (g, h): (&mut [f64], &mut [f64]),
+        l: &mut [f64],
+    ) where
+        Self: Sized,
+    {
+        for (i, (&t, &f)) in y.iter().zip(raw).enumerate() {
+            (g[i], h[i]) = self.derivatives(t, f);
+            l[i] = self.row_loss(t, f);
+        }
+    }
 }
 
 /// A [`Pointwise`] loss as a one-output [`Objective`]: weighting and the
@@ -130,22 +165,61 @@ impl<P: Pointwise> Objective for PerRow<P> {
     }
 
     fn loss(&self, targets: &Targets, scores: ArrayView2<f64>) -> f64 {
-        let raw = row(&scores, 0);
+        self.mean_loss(targets, row(&scores, 0), None)
+    }
+
+    fn gradients_and_loss(
+        &self,
+        targets: &Targets,
+        scores: ArrayView2<f64>,
+        mut grad: ArrayViewMut2<f64>,
+        mut hess: ArrayViewMut2<f64>,
+    ) -> f64 {
+        let grad = grad.row_mut(0).into_slice().expect("standard layout");
+        let hess = hess.row_mut(0).into_slice().expect("standard layout");
+        self.mean_loss(targets, row(&scores, 0), Some((grad, hess)))
+    }
+}
+
+impl<P: Pointwise> PerRow<P> {
+    /// The mean loss at `raw` and, given `derivatives`, each row's weighted
+    /// gradient and hessian into them, in one pass over the rows.
+    fn mean_loss(
+        &self,
+        targets: &Targets,
+        raw: &[f64],
+        derivatives: Option<(&mut [f64], &mut [f64])>,
+    ) -> f64 {
         let (y, weights) = (targets.y, targets.weights);
         // Blocks of rows in parallel, each summed in row order, the blocks'
         // sums added in block order: the same whatever the threads. Each
         // block sums the weighted and the plain losses (the plain mean is
         // the loss when the weights sum to 0, see [`weighted_mean`]).
-        let block = |b: usize| {
+        let block = |b: usize, mut out: Option<(&mut [f64], &mut [f64])>| {
             let (mut weighted, mut plain) = (0.0, 0.0);
             // The losses of a few rows first, then their sums: a loop
             // without a running sum vectorises.
             let mut losses = [0.0; 256];
-            let end = ((b + 1) * LOSS_BLOCK).min(y.len());
-            for start in (b * LOSS_BLOCK..end).step_by(losses.len()) {
+            let begin = b * LOSS_BLOCK;
+            let end = (begin + LOSS_BLOCK).min(y.len());
+            for start in (begin..end).step_by(losses.len()) {
                 let rows = start..(start + losses.len()).min(end);
                 let losses = &mut losses[..rows.len()];
-                row_losses(&self.0, losses, &y[rows.clone()], &raw[rows.clone()]);
+                let (y, raw) = (&y[rows.clone()], &raw[rows.clone()]);
+                match out.as_mut() {
+                    None => row_losses(&self.0, losses, y, raw),
+                    Some((g, h)) => {
+                        let local = rows.start - begin..rows.end - begin;
+                        let (g, h) = (&mut g[local.clone()], &mut h[local]);
+                        derivatives_and_losses(&self.0, y, raw, (g, h), losses);
+                        if let Some(w) = weights {
+                            for (k, &w) in w[rows.clone()].iter().enumerate() {
+                                g[k] *= w;
+                                h[k] *= w;
+                            }
+                        }
+                    }
+                }
                 for (k, &l) in losses.iter().enumerate() {
                     plain += l;
                     if let Some(w) = weights {
@@ -155,10 +229,18 @@ impl<P: Pointwise> Objective for PerRow<P> {
             }
             (weighted, plain)
         };
-        let sums: Vec<(f64, f64)> = (0..y.len().div_ceil(LOSS_BLOCK))
-            .into_par_iter()
-            .map(block)
-            .collect();
+        let sums: Vec<(f64, f64)> = match derivatives {
+            None => (0..y.len().div_ceil(LOSS_BLOCK))
+                .into_par_iter()
+                .map(|b| block(b, None))
+                .collect(),
+            Some((g, h)) => g
+                .par_chunks_mut(LOSS_BLOCK)
+                .zip(h.par_chunks_mut(LOSS_BLOCK))
+                .enumerate()
+                .map(|(b, (g, h))| block(b, Some((g, h))))
+                .collect(),
+        };
         let (weighted, plain) = sums
             .iter()
             .fold((0.0, 0.0), |(a, b), &(w, p)| (a + w, b + p));
@@ -196,6 +278,35 @@ fn row_losses_any<P: Pointwise>(loss: &P, out: &mut [f64], y: &[f64], raw: &[f64
 #[target_feature(enable = "avx2")]
 unsafe fn row_losses_avx2<P: Pointwise>(loss: &P, out: &mut [f64], y: &[f64], raw: &[f64]) {
     row_losses_any(loss, out, y, raw)
+}
+
+/// [`Pointwise::derivatives_and_losses`], with AVX2 where the CPU has it
+/// (as [`row_losses`]).
+fn derivatives_and_losses<P: Pointwise>(
+    loss: &P,
+    y: &[f64],
+    raw: &[f64],
+    out: (&mut [f64], &mut [f64]),
+    l: &mut [f64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        return unsafe { derivatives_and_losses_avx2(loss, y, raw, out, l) };
+    }
+    loss.derivatives_and_losses(y, raw, out, l)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn derivatives_and_losses_avx2<P: Pointwise>(
+    loss: &P,
+    y: &[f64],
+    raw: &[f64],
+    out: (&mut [f64], &mut [f64]),
+    l: &mut [f64],
+) {
+    loss.derivatives_and_losses(y, raw, out, l)
 }
 
 /// Rows per parallel block of a loss.
@@ -236,6 +347,61 @@ pub(crate) fn weighted_mean(v: &[f64], weights: Option<&[f64]>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fused pass gives what the two separate ones give, bit for bit:
+    /// several parallel blocks, a partial last chunk, weights or none,
+    /// scores far in the tails.
+    #[test]
+    fn gradients_and_loss_in_one_pass_are_the_separate_ones_bit_for_bit() {
+        let mut rng = crate::rng::Rng::new(11);
+        let n = 2 * LOSS_BLOCK + 300;
+        let raw: Vec<f64> = (0..n)
+            .map(|i| match i % 97 {
+                0 => 800.0,
+                1 => -800.0,
+                _ => 80.0 * rng.next_f64() - 40.0,
+            })
+            .collect();
+        let y: Vec<f64> = (0..n)
+            .map(|_| (rng.next_f64() > 0.5) as u8 as f64)
+            .collect();
+        let w: Vec<f64> = (0..n).map(|_| 2.0 * rng.next_f64()).collect();
+        let scores = ndarray::Array2::from_shape_vec((1, n), raw).unwrap();
+        let objectives: [Box<dyn Objective>; 2] = [
+            Box::new(PerRow(BinaryLogloss)),
+            Box::new(PerRow(SquaredError)),
+        ];
+        let bits = |a: &ndarray::Array2<f64>| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for objective in &objectives {
+            for weights in [None, Some(w.as_slice())] {
+                let targets = Targets {
+                    y: &y,
+                    weights,
+                    queries: None,
+                };
+                let (mut g1, mut h1) = (
+                    ndarray::Array2::zeros((1, n)),
+                    ndarray::Array2::zeros((1, n)),
+                );
+                objective.gradients(&targets, scores.view(), g1.view_mut(), h1.view_mut());
+                let loss = objective.loss(&targets, scores.view());
+                let (mut g2, mut h2) = (
+                    ndarray::Array2::zeros((1, n)),
+                    ndarray::Array2::zeros((1, n)),
+                );
+                let fused = objective.gradients_and_loss(
+                    &targets,
+                    scores.view(),
+                    g2.view_mut(),
+                    h2.view_mut(),
+                );
+                assert_eq!(bits(&g1), bits(&g2));
+                assert_eq!(bits(&h1), bits(&h2));
+                assert_eq!(loss.to_bits(), fused.to_bits());
+                assert!(loss.is_finite() && loss > 0.0);
+            }
+        }
+    }
 
     #[test]
     fn the_avx2_losses_are_the_plain_losses_bit_for_bit() {

@@ -49,8 +49,8 @@ impl<'a> LocalScores<'a> {
 }
 
 impl ScoresBackend for LocalScores<'_> {
-    fn gradients(&mut self, _: usize, pop: &Population) -> Result<()> {
-        self.scores.gradients(self.objective, pop);
+    fn gradients(&mut self, index: usize, pop: &Population) -> Result<()> {
+        self.scores.gradients(index, self.objective, pop);
         Ok(())
     }
 
@@ -88,8 +88,8 @@ impl ScoresBackend for LocalScores<'_> {
         Ok(())
     }
 
-    fn loss(&mut self, _: usize, pop: &Population) -> Result<f64> {
-        Ok(self.scores.loss(self.objective, pop))
+    fn loss(&mut self, index: usize, pop: &Population) -> Result<f64> {
+        Ok(self.scores.loss(index, self.objective, pop))
     }
 
     fn group_testing_info(&self) -> Option<(usize, usize)> {
