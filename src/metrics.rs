@@ -196,11 +196,24 @@ pub(crate) fn query_mean(
 ) -> f64 {
     let all: Vec<_> = std::iter::once(0..targets.y.len()).collect();
     let queries = targets.queries.unwrap_or(&all);
-    weighted(queries.iter().map(|q| {
+    mean_over_queries(
+        targets,
+        queries
+            .iter()
+            .map(|q| per_query(&targets.y[q.clone()], &scores[q.clone()])),
+    )
+}
+
+/// The mean of one value per query of `targets` (in query order; all rows
+/// as one query without queries), each weighted by its rows' mean weight.
+pub(crate) fn mean_over_queries(targets: &Targets, values: impl Iterator<Item = f64>) -> f64 {
+    let all: Vec<_> = std::iter::once(0..targets.y.len()).collect();
+    let queries = targets.queries.unwrap_or(&all);
+    weighted(queries.iter().zip(values).map(|(q, value)| {
         let weight = targets
             .weights
             .map_or(1.0, |w| w[q.clone()].iter().sum::<f64>() / q.len() as f64);
-        (per_query(&targets.y[q.clone()], &scores[q.clone()]), weight)
+        (value, weight)
     }))
 }
 
@@ -237,7 +250,7 @@ pub fn dcg_discount(r: usize) -> f64 {
 }
 
 /// Row indices by descending score, ties in row order.
-fn ranking(scores: &[f64]) -> Vec<usize> {
+pub(crate) fn ranking(scores: &[f64]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..scores.len()).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
     order
@@ -245,25 +258,35 @@ fn ranking(scores: &[f64]) -> Vec<usize> {
 
 /// NDCG@k of one query (1 when its ideal DCG is 0).
 pub fn ndcg_at(y: &[f64], scores: &[f64], k: usize) -> f64 {
-    let dcg: f64 = ranking(scores)
+    ndcg_of_order(y, &ranking(scores), k, ideal_dcg(y, k))
+}
+
+/// NDCG@k of one query ranked by `order` (row indices, best first), given
+/// its ideal DCG@k `best` (1 when that is 0).
+pub(crate) fn ndcg_of_order(y: &[f64], order: &[usize], k: usize, best: f64) -> f64 {
+    let dcg: f64 = order
         .iter()
         .take(k)
         .enumerate()
         .map(|(r, &i)| label_gain(y[i]) * dcg_discount(r))
-        .sum();
-    let mut ideal = y.to_vec();
-    ideal.sort_by(|a, b| b.total_cmp(a));
-    let best: f64 = ideal
-        .iter()
-        .take(k)
-        .enumerate()
-        .map(|(r, &l)| label_gain(l) * dcg_discount(r))
         .sum();
     if best > 0.0 {
         dcg / best
     } else {
         1.0
     }
+}
+
+/// The DCG@k of the best ordering of `y`.
+pub(crate) fn ideal_dcg(y: &[f64], k: usize) -> f64 {
+    let mut ideal = y.to_vec();
+    ideal.sort_by(|a, b| b.total_cmp(a));
+    ideal
+        .iter()
+        .take(k)
+        .enumerate()
+        .map(|(r, &l)| label_gain(l) * dcg_discount(r))
+        .sum()
 }
 
 /// Average precision at k of one query: the mean over the relevant rows

@@ -13,7 +13,9 @@
 
 use super::{Objective, Targets};
 use crate::error::{Result, SbError};
-use crate::metrics::{dcg_discount, label_gain, ndcg_at, query_mean};
+use crate::metrics::{
+    dcg_discount, ideal_dcg, label_gain, mean_over_queries, ndcg_of_order, ranking,
+};
 use ndarray::{ArrayView2, ArrayViewMut2};
 use rayon::prelude::*;
 
@@ -34,7 +36,10 @@ impl LambdaRank {
         LambdaRank { truncation_level }
     }
 
-    /// One query's lambdas and hessians (`grad`, `hess` of its rows).
+    /// One query's lambdas and hessians (`grad`, `hess` of its rows), and
+    /// its NDCG@truncation_level at `scores` (the ranking and the ideal DCG
+    /// that the lambdas need anyway; [`crate::metrics::ndcg_at`] bit for
+    /// bit).
     fn query_gradients(
         &self,
         y: &[f64],
@@ -42,18 +47,18 @@ impl LambdaRank {
         scores: &[f64],
         grad: &mut [f64],
         hess: &mut [f64],
-    ) {
+    ) -> f64 {
         grad.fill(0.0);
         hess.fill(0.0);
         let n = y.len();
         let max_dcg = ideal_dcg(y, self.truncation_level);
+        // Stable: ties keep row order, as LightGBM's std::stable_sort.
+        let order = ranking(scores);
+        let ndcg = ndcg_of_order(y, &order, self.truncation_level, max_dcg);
         if n < 2 || max_dcg <= 0.0 {
-            return;
+            return ndcg;
         }
         let inverse_max_dcg = 1.0 / max_dcg;
-        let mut order: Vec<usize> = (0..n).collect();
-        // Stable: ties keep row order, as LightGBM's std::stable_sort.
-        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
         let (best, worst) = (scores[order[0]], scores[order[n - 1]]);
         let mut sum_lambdas = 0.0;
         for i in 0..(n - 1).min(self.truncation_level) {
@@ -95,19 +100,49 @@ impl LambdaRank {
                 hess[i] *= w[i];
             }
         }
+        ndcg
+    }
+
+    /// Every query's lambdas and hessians, in parallel over queries, and
+    /// their NDCGs in query order.
+    fn all_gradients(
+        &self,
+        targets: &Targets,
+        scores: ArrayView2<f64>,
+        mut grad: ArrayViewMut2<f64>,
+        mut hess: ArrayViewMut2<f64>,
+    ) -> Vec<f64> {
+        let queries = targets.queries.expect("checked by check_targets");
+        let scores = super::row(&scores, 0);
+        let grad = grad.row_mut(0).into_slice().expect("standard layout");
+        let hess = hess.row_mut(0).into_slice().expect("standard layout");
+        // Queries are consecutive, so the output splits into their chunks.
+        let mut chunks = Vec::with_capacity(queries.len());
+        let (mut g_rest, mut h_rest) = (grad, hess);
+        for q in queries {
+            let (g, g_tail) = g_rest.split_at_mut(q.len());
+            let (h, h_tail) = h_rest.split_at_mut(q.len());
+            chunks.push((q.clone(), g, h));
+            (g_rest, h_rest) = (g_tail, h_tail);
+        }
+        chunks
+            .into_par_iter()
+            .map(|(q, g, h)| {
+                self.query_gradients(
+                    &targets.y[q.clone()],
+                    targets.weights.map(|w| &w[q.clone()]),
+                    &scores[q],
+                    g,
+                    h,
+                )
+            })
+            .collect()
     }
 }
 
-/// The DCG of the best ordering of `y`, truncated at `k`.
-fn ideal_dcg(y: &[f64], k: usize) -> f64 {
-    let mut sorted = y.to_vec();
-    sorted.sort_by(|a, b| b.total_cmp(a));
-    sorted
-        .iter()
-        .take(k)
-        .enumerate()
-        .map(|(r, &l)| label_gain(l) * dcg_discount(r))
-        .sum()
+/// `1 − NDCG`, the reported loss, from the queries' mean NDCG.
+fn loss_of(ndcg: f64) -> f64 {
+    (1.0 - ndcg).max(0.0)
 }
 
 impl Objective for LambdaRank {
@@ -144,39 +179,36 @@ impl Objective for LambdaRank {
         &self,
         targets: &Targets,
         scores: ArrayView2<f64>,
-        mut grad: ArrayViewMut2<f64>,
-        mut hess: ArrayViewMut2<f64>,
+        grad: ArrayViewMut2<f64>,
+        hess: ArrayViewMut2<f64>,
     ) {
-        let queries = targets.queries.expect("checked by check_targets");
-        let scores = super::row(&scores, 0);
-        let grad = grad.row_mut(0).into_slice().expect("standard layout");
-        let hess = hess.row_mut(0).into_slice().expect("standard layout");
-        // Queries are consecutive, so the output splits into their chunks.
-        let mut chunks = Vec::with_capacity(queries.len());
-        let (mut g_rest, mut h_rest) = (grad, hess);
-        for q in queries {
-            let (g, g_tail) = g_rest.split_at_mut(q.len());
-            let (h, h_tail) = h_rest.split_at_mut(q.len());
-            chunks.push((q.clone(), g, h));
-            (g_rest, h_rest) = (g_tail, h_tail);
-        }
-        chunks.into_par_iter().for_each(|(q, g, h)| {
-            self.query_gradients(
-                &targets.y[q.clone()],
-                targets.weights.map(|w| &w[q.clone()]),
-                &scores[q],
-                g,
-                h,
-            )
-        });
+        self.all_gradients(targets, scores, grad, hess);
     }
 
     /// `1 − NDCG@truncation_level`, averaged over queries (weighted by the
     /// mean weight of each query's rows).
     fn loss(&self, targets: &Targets, scores: ArrayView2<f64>) -> f64 {
         let scores = super::row(&scores, 0);
-        let ndcg = query_mean(targets, scores, |y, s| ndcg_at(y, s, self.truncation_level));
-        (1.0 - ndcg).max(0.0)
+        let queries = targets.queries.expect("checked by check_targets");
+        let k = self.truncation_level;
+        let ndcgs = queries.iter().map(|q| {
+            let y = &targets.y[q.clone()];
+            ndcg_of_order(y, &ranking(&scores[q.clone()]), k, ideal_dcg(y, k))
+        });
+        loss_of(mean_over_queries(targets, ndcgs))
+    }
+
+    /// The NDCGs come with the lambdas: one ranking and one ideal DCG per
+    /// query serve both, in parallel.
+    fn gradients_and_loss(
+        &self,
+        targets: &Targets,
+        scores: ArrayView2<f64>,
+        grad: ArrayViewMut2<f64>,
+        hess: ArrayViewMut2<f64>,
+    ) -> f64 {
+        let ndcgs = self.all_gradients(targets, scores, grad, hess);
+        loss_of(mean_over_queries(targets, ndcgs.into_iter()))
     }
 }
 
@@ -267,6 +299,53 @@ mod tests {
                     assert!((g[[0, i]] - bg[k]).abs() < 1e-12, "trial {trial} g row {i}");
                     assert!((h[[0, i]] - bh[k]).abs() < 1e-12, "trial {trial} h row {i}");
                 }
+            }
+        }
+    }
+
+    /// The loss computed with the lambdas is the metric's `1 − NDCG`, bit
+    /// for bit: queries of one row, without relevant rows, tied scores,
+    /// weights.
+    #[test]
+    fn the_loss_with_the_lambdas_is_one_minus_the_metrics_ndcg() {
+        let mut rng = crate::rng::Rng::new(9);
+        for trial in 0..100 {
+            let sizes: Vec<usize> = (0..6).map(|_| 1 + rng.below(15)).collect();
+            let n: usize = sizes.iter().sum();
+            let y: Vec<f64> = (0..n)
+                .map(|i| if i < 5 { 0.0 } else { rng.below(4) as f64 })
+                .collect();
+            let s: Vec<f64> = (0..n).map(|_| (rng.below(7) as f64 - 3.0) * 0.5).collect();
+            let w: Vec<f64> = (0..n).map(|_| 0.1 + rng.next_f64()).collect();
+            let mut queries = Vec::new();
+            let mut start = 0;
+            for len in sizes {
+                queries.push(start..start + len);
+                start += len;
+            }
+            let scores = Array2::from_shape_vec((1, n), s.clone()).unwrap();
+            let obj = LambdaRank::new(1 + rng.below(10));
+            for weights in [None, Some(w.as_slice())] {
+                let t = Targets {
+                    y: &y,
+                    weights,
+                    queries: Some(&queries),
+                };
+                let (mut g1, mut h1) = (Array2::zeros((1, n)), Array2::zeros((1, n)));
+                obj.gradients(&t, scores.view(), g1.view_mut(), h1.view_mut());
+                let (mut g2, mut h2) = (Array2::zeros((1, n)), Array2::zeros((1, n)));
+                let fused = obj.gradients_and_loss(&t, scores.view(), g2.view_mut(), h2.view_mut());
+                assert_eq!(g1, g2, "trial {trial}");
+                assert_eq!(h1, h2, "trial {trial}");
+                let metric = crate::metrics::query_mean(&t, &s, |yq, sq| {
+                    crate::metrics::ndcg_at(yq, sq, obj.truncation_level)
+                });
+                assert_eq!(
+                    fused.to_bits(),
+                    (1.0 - metric).max(0.0).to_bits(),
+                    "trial {trial}"
+                );
+                assert_eq!(fused.to_bits(), obj.loss(&t, scores.view()).to_bits());
             }
         }
     }

@@ -10,7 +10,7 @@
 
 use super::{Objective, Targets, MIN_HESSIAN};
 use crate::error::{Result, SbError};
-use ndarray::{ArrayView2, ArrayViewMut2, Zip};
+use ndarray::{ArrayView2, ArrayViewMut1, ArrayViewMut2, Zip};
 use rayon::prelude::*;
 
 /// Softmax over `n_classes` outputs; labels are class indices 0..K.
@@ -26,6 +26,12 @@ impl Softmax {
 
     /// The class probabilities of one row's raw scores, written to `p`.
     pub fn probabilities(raw: impl Iterator<Item = f64> + Clone, p: &mut [f64]) {
+        Self::probabilities_and_log_total(raw, p);
+    }
+
+    /// [`Softmax::probabilities`], returning `log Σ_j e^{f_j}` (computed
+    /// without overflow from the same exponentials).
+    fn probabilities_and_log_total(raw: impl Iterator<Item = f64> + Clone, p: &mut [f64]) -> f64 {
         let max = raw.clone().fold(f64::NEG_INFINITY, f64::max);
         let mut total = 0.0;
         for (pk, f) in p.iter_mut().zip(raw) {
@@ -33,7 +39,46 @@ impl Softmax {
             total += *pk;
         }
         p.iter_mut().for_each(|pk| *pk /= total);
+        max + total.ln()
     }
+
+    /// Gradients and hessians at `scores`, and each row's loss into
+    /// `losses`.
+    fn derive(
+        &self,
+        targets: &Targets,
+        scores: ArrayView2<f64>,
+        mut grad: ArrayViewMut2<f64>,
+        mut hess: ArrayViewMut2<f64>,
+        losses: &mut [f64],
+    ) {
+        let k = self.n_classes;
+        Zip::indexed(scores.columns())
+            .and(grad.columns_mut())
+            .and(hess.columns_mut())
+            .and(ArrayViewMut1::from(losses))
+            .into_par_iter()
+            .with_min_len(1024)
+            .for_each_init(
+                || vec![0.0; k],
+                |p, (i, raw, mut g, mut h, loss)| {
+                    let log_total = Softmax::probabilities_and_log_total(raw.iter().copied(), p);
+                    let w = targets.weights.map_or(1.0, |w| w[i]);
+                    let label = targets.y[i] as usize;
+                    for c in 0..k {
+                        let hit = if c == label { 1.0 } else { 0.0 };
+                        g[c] = w * (p[c] - hit);
+                        h[c] = w * (p[c] * (1.0 - p[c])).max(MIN_HESSIAN);
+                    }
+                    *loss = row_loss(log_total, raw[label]);
+                },
+            );
+    }
+}
+
+/// One row's loss `log Σ_j e^{f_j} − f_y`, ≥ 0.
+fn row_loss(log_total: f64, label_score: f64) -> f64 {
+    (log_total - label_score).max(0.0)
 }
 
 impl Objective for Softmax {
@@ -79,28 +124,12 @@ impl Objective for Softmax {
         &self,
         targets: &Targets,
         scores: ArrayView2<f64>,
-        mut grad: ArrayViewMut2<f64>,
-        mut hess: ArrayViewMut2<f64>,
+        grad: ArrayViewMut2<f64>,
+        hess: ArrayViewMut2<f64>,
     ) {
-        let k = self.n_classes;
-        Zip::indexed(scores.columns())
-            .and(grad.columns_mut())
-            .and(hess.columns_mut())
-            .into_par_iter()
-            .with_min_len(1024)
-            .for_each_init(
-                || vec![0.0; k],
-                |p, (i, raw, mut g, mut h)| {
-                    Softmax::probabilities(raw.iter().copied(), p);
-                    let w = targets.weights.map_or(1.0, |w| w[i]);
-                    let label = targets.y[i] as usize;
-                    for c in 0..k {
-                        let hit = if c == label { 1.0 } else { 0.0 };
-                        g[c] = w * (p[c] - hit);
-                        h[c] = w * (p[c] * (1.0 - p[c])).max(MIN_HESSIAN);
-                    }
-                },
-            );
+        // (The losses cost one log a row beside the K exponentials.)
+        let mut losses = vec![0.0; targets.len()];
+        self.derive(targets, scores, grad, hess, &mut losses);
     }
 
     /// Mean `log Σ_j e^{f_j} − f_y`, computed without overflow.
@@ -112,11 +141,24 @@ impl Objective for Softmax {
             .map(|i| {
                 let raw = scores.column(i);
                 let max = raw.fold(f64::NEG_INFINITY, |m, &f| m.max(f));
-                let sum: f64 = raw.iter().map(|f| (f - max).exp()).sum();
-                (max + sum.ln() - raw[targets.y[i] as usize]).max(0.0)
+                let total: f64 = raw.iter().fold(0.0, |t, f| t + (f - max).exp());
+                row_loss(max + total.ln(), raw[targets.y[i] as usize])
             })
             .collect();
         super::weighted_mean(&per_row, targets.weights)
+    }
+
+    /// The loss from the exponentials the gradients compute anyway.
+    fn gradients_and_loss(
+        &self,
+        targets: &Targets,
+        scores: ArrayView2<f64>,
+        grad: ArrayViewMut2<f64>,
+        hess: ArrayViewMut2<f64>,
+    ) -> f64 {
+        let mut losses = vec![0.0; targets.len()];
+        self.derive(targets, scores, grad, hess, &mut losses);
+        super::weighted_mean(&losses, targets.weights)
     }
 }
 
@@ -171,6 +213,32 @@ mod tests {
         assert!(obj.check_targets(&targets(&[0.0, 3.0])).is_err());
         assert!(obj.check_targets(&targets(&[0.5])).is_err());
         assert!(obj.check_targets(&targets(&[2.0, 1.0])).is_ok());
+    }
+
+    /// The loss computed with the gradients is the loss alone, bit for bit.
+    #[test]
+    fn gradients_and_loss_in_one_pass_are_the_separate_ones_bit_for_bit() {
+        let mut rng = crate::rng::Rng::new(5);
+        let (k, n) = (4, 3000);
+        let y: Vec<f64> = (0..n).map(|_| rng.below(k) as f64).collect();
+        let w: Vec<f64> = (0..n).map(|_| 2.0 * rng.next_f64()).collect();
+        let scores = Array2::from_shape_fn((k, n), |_| 60.0 * rng.next_f64() - 30.0);
+        let obj = Softmax::new(k);
+        for weights in [None, Some(w.as_slice())] {
+            let t = Targets {
+                y: &y,
+                weights,
+                queries: None,
+            };
+            let (mut g1, mut h1) = (Array2::zeros((k, n)), Array2::zeros((k, n)));
+            obj.gradients(&t, scores.view(), g1.view_mut(), h1.view_mut());
+            let (mut g2, mut h2) = (Array2::zeros((k, n)), Array2::zeros((k, n)));
+            let fused = obj.gradients_and_loss(&t, scores.view(), g2.view_mut(), h2.view_mut());
+            assert_eq!(g1, g2);
+            assert_eq!(h1, h2);
+            assert_eq!(fused.to_bits(), obj.loss(&t, scores.view()).to_bits());
+            assert!(fused > 0.0);
+        }
     }
 
     #[test]
