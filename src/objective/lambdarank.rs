@@ -60,6 +60,10 @@ impl LambdaRank {
         }
         let inverse_max_dcg = 1.0 / max_dcg;
         let (best, worst) = (scores[order[0]], scores[order[n - 1]]);
+        // Each row's gain and each rank's discount once, not once per pair
+        // (a libm `exp2` and `log2` each).
+        let gains: Vec<f64> = y.iter().map(|&l| label_gain(l)).collect();
+        let discounts: Vec<f64> = (0..n).map(dcg_discount).collect();
         let mut sum_lambdas = 0.0;
         for i in 0..(n - 1).min(self.truncation_level) {
             for j in i + 1..n {
@@ -73,8 +77,8 @@ impl LambdaRank {
                     ((b, j), (a, i))
                 };
                 let delta_score = scores[hi] - scores[lo];
-                let gap = label_gain(y[hi]) - label_gain(y[lo]);
-                let discount = (dcg_discount(hi_rank) - dcg_discount(lo_rank)).abs();
+                let gap = gains[hi] - gains[lo];
+                let discount = (discounts[hi_rank] - discounts[lo_rank]).abs();
                 let mut delta_ndcg = gap * discount * inverse_max_dcg;
                 if best != worst {
                     delta_ndcg /= 0.01 + delta_score.abs();
@@ -268,6 +272,18 @@ mod tests {
         )
     }
 
+    /// Consecutive queries of these sizes.
+    fn consecutive(sizes: &[usize]) -> Vec<std::ops::Range<usize>> {
+        let mut start = 0;
+        sizes
+            .iter()
+            .map(|&len| {
+                start += len;
+                start - len..start
+            })
+            .collect()
+    }
+
     #[test]
     fn gradients_match_a_brute_force_pairwise_reference() {
         let mut rng = crate::rng::Rng::new(7);
@@ -278,12 +294,7 @@ mod tests {
             // Coarse scores so that ties occur.
             let s: Vec<f64> = (0..n).map(|_| (rng.below(7) as f64 - 3.0) * 0.5).collect();
             let truncation = 1 + rng.below(8);
-            let mut queries = Vec::new();
-            let mut start = 0;
-            for len in sizes {
-                queries.push(start..start + len);
-                start += len;
-            }
+            let queries = consecutive(&sizes);
             let t = Targets {
                 y: &y,
                 weights: None,
@@ -317,12 +328,7 @@ mod tests {
                 .collect();
             let s: Vec<f64> = (0..n).map(|_| (rng.below(7) as f64 - 3.0) * 0.5).collect();
             let w: Vec<f64> = (0..n).map(|_| 0.1 + rng.next_f64()).collect();
-            let mut queries = Vec::new();
-            let mut start = 0;
-            for len in sizes {
-                queries.push(start..start + len);
-                start += len;
-            }
+            let queries = consecutive(&sizes);
             let scores = Array2::from_shape_vec((1, n), s.clone()).unwrap();
             let obj = LambdaRank::new(1 + rng.below(10));
             for weights in [None, Some(w.as_slice())] {
