@@ -1,5 +1,7 @@
 """SparseBoostSelectorCV: a feature budget chosen by cross-validation."""
 
+import pickle
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -297,3 +299,13 @@ def test_the_same_selection_with_one_and_two_threads():
         one.cv_results_["mean_test_score"], two.cv_results_["mean_test_score"]
     )
     assert one.estimator_._model.to_json() == two.estimator_._model.to_json()
+    # The rankings on all rows (fitted beside the folds with two threads).
+    for order in one.ranking_:
+        np.testing.assert_array_equal(one.ranking_[order], two.ranking_[order])
+    assert (
+        one.ordering_estimator_._model.to_json() == two.ordering_estimator_._model.to_json()
+    )
+    assert two.ordering_estimator_.get_params() == one.ordering_estimator_.get_params()
+    # Nothing of the folds' machinery (the cancel callback) stays in it.
+    again = pickle.loads(pickle.dumps(two))
+    np.testing.assert_array_equal(again.predict(X), two.predict(X))

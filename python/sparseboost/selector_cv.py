@@ -225,13 +225,23 @@ class SparseBoostSelectorCV(
                 )
             return rankings, scores, used
 
+        # The orders' rankings on all rows do not depend on the CV: with
+        # folds side by side they are one more task among the folds, the
+        # first submitted (the longest; the last round of folds would
+        # otherwise leave a thread idle).
+        def rank_everything():
+            rows = _Rows(X, y, queries, cancel)
+            return self._rank(fold_template if cancel else template, rows, orders, cap)
+
         if cancel is None:
             done = [run(f) for f in range(len(folds))]
+            everything_ranked = rank_everything()
         else:
             with ThreadPoolExecutor(workers) as pool:
-                futures = [pool.submit(run, f) for f in range(len(folds))]
+                futures = [pool.submit(rank_everything)]
+                futures += [pool.submit(run, f) for f in range(len(folds))]
                 try:
-                    done = [future.result() for future in futures]
+                    everything_ranked, *done = [future.result() for future in futures]
                 except BaseException:
                     cancel.set()
                     pool.shutdown(cancel_futures=True)
@@ -243,7 +253,10 @@ class SparseBoostSelectorCV(
         self.cv_results_ = self._results(orders, budgets, scores, used)
         o, b = self._choose(scores, used)
         everything = _Rows(X, y, queries)
-        self.ranking_, self.ordering_estimator_ = self._rank(template, everything, orders, cap)
+        self.ranking_, self.ordering_estimator_ = everything_ranked
+        # (Fitted on a fold's share of the threads; it predicts on the
+        # estimator's.)
+        self.ordering_estimator_.set_params(n_jobs=template.n_jobs)
         self.order_ = orders[o]
         self.selected_features_ = self.ranking_[self.order_][: budgets[b]]
         self.n_features_ = int(self.selected_features_.size)
@@ -398,13 +411,17 @@ class _Rows:
         event), the fit stops after the round in which it is set, and
         raises KeyboardInterrupt."""
         X = self.X if X is None else X
+        callbacks = model.callbacks
         if self.cancel is not None:
             cancelled = self.cancel.is_set
-            model.set_params(callbacks=[*(model.callbacks or ()), lambda report: cancelled()])
+            model.set_params(callbacks=[*(callbacks or ()), lambda report: cancelled()])
         if self.queries is None:
             model.fit(X, self.y)
         else:
             model.fit(X, self.y, group=_cv.query_sizes(self.queries))
+        # The returned model keeps the caller's callbacks only (it may be
+        # kept, and pickled).
+        model.set_params(callbacks=callbacks)
         if self.cancel is not None and self.cancel.is_set():
             raise KeyboardInterrupt
         return model
