@@ -272,18 +272,6 @@ mod tests {
         )
     }
 
-    /// Consecutive queries of these sizes.
-    fn consecutive(sizes: &[usize]) -> Vec<std::ops::Range<usize>> {
-        let mut start = 0;
-        sizes
-            .iter()
-            .map(|&len| {
-                start += len;
-                start - len..start
-            })
-            .collect()
-    }
-
     #[test]
     fn gradients_match_a_brute_force_pairwise_reference() {
         let mut rng = crate::rng::Rng::new(7);
@@ -294,7 +282,7 @@ mod tests {
             // Coarse scores so that ties occur.
             let s: Vec<f64> = (0..n).map(|_| (rng.below(7) as f64 - 3.0) * 0.5).collect();
             let truncation = 1 + rng.below(8);
-            let queries = consecutive(&sizes);
+            let queries = crate::data::query_ranges(&sizes);
             let t = Targets {
                 y: &y,
                 weights: None,
@@ -328,7 +316,7 @@ mod tests {
                 .collect();
             let s: Vec<f64> = (0..n).map(|_| (rng.below(7) as f64 - 3.0) * 0.5).collect();
             let w: Vec<f64> = (0..n).map(|_| 0.1 + rng.next_f64()).collect();
-            let queries = consecutive(&sizes);
+            let queries = crate::data::query_ranges(&sizes);
             let scores = Array2::from_shape_vec((1, n), s.clone()).unwrap();
             let obj = LambdaRank::new(1 + rng.below(10));
             for weights in [None, Some(w.as_slice())] {
