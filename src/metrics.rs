@@ -12,6 +12,7 @@ use crate::error::{Result, SbError};
 use crate::objective::{sigmoid, Targets};
 use ndarray::{ArrayView1, ArrayView2, Axis};
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// A metric and its parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,17 +199,20 @@ pub(crate) fn query_mean(
     let queries = targets.queries.unwrap_or(&all);
     mean_over_queries(
         targets,
+        queries,
         queries
             .iter()
             .map(|q| per_query(&targets.y[q.clone()], &scores[q.clone()])),
     )
 }
 
-/// The mean of one value per query of `targets` (in query order; all rows
-/// as one query without queries), each weighted by its rows' mean weight.
-pub(crate) fn mean_over_queries(targets: &Targets, values: impl Iterator<Item = f64>) -> f64 {
-    let all: Vec<_> = std::iter::once(0..targets.y.len()).collect();
-    let queries = targets.queries.unwrap_or(&all);
+/// The mean of one value per query (`queries` of `targets`' rows, in
+/// order), each weighted by its rows' mean weight.
+pub(crate) fn mean_over_queries(
+    targets: &Targets,
+    queries: &[Range<usize>],
+    values: impl Iterator<Item = f64>,
+) -> f64 {
     weighted(queries.iter().zip(values).map(|(q, value)| {
         let weight = targets
             .weights

@@ -199,7 +199,7 @@ impl Objective for LambdaRank {
             let y = &targets.y[q.clone()];
             ndcg_of_order(y, &ranking(&scores[q.clone()]), k, ideal_dcg(y, k))
         });
-        loss_of(mean_over_queries(targets, ndcgs))
+        loss_of(mean_over_queries(targets, queries, ndcgs))
     }
 
     /// The NDCGs come with the lambdas: one ranking and one ideal DCG per
@@ -211,8 +211,9 @@ impl Objective for LambdaRank {
         grad: ArrayViewMut2<f64>,
         hess: ArrayViewMut2<f64>,
     ) -> f64 {
+        let queries = targets.queries.expect("checked by check_targets");
         let ndcgs = self.all_gradients(targets, scores, grad, hess);
-        loss_of(mean_over_queries(targets, ndcgs.into_iter()))
+        loss_of(mean_over_queries(targets, queries, ndcgs.into_iter()))
     }
 }
 

@@ -132,18 +132,22 @@ impl Objective for Softmax {
         self.derive(targets, scores, grad, hess, &mut losses);
     }
 
-    /// Mean `log Σ_j e^{f_j} − f_y`, computed without overflow.
+    /// Mean `log Σ_j e^{f_j} − f_y`, computed without overflow (the same
+    /// per-row numbers as the gradients' pass).
     fn loss(&self, targets: &Targets, scores: ArrayView2<f64>) -> f64 {
+        let k = self.n_classes;
         // Rows in parallel, summed in row order.
         let per_row: Vec<f64> = (0..targets.len())
             .into_par_iter()
             .with_min_len(1024)
-            .map(|i| {
-                let raw = scores.column(i);
-                let max = raw.fold(f64::NEG_INFINITY, |m, &f| m.max(f));
-                let total: f64 = raw.iter().fold(0.0, |t, f| t + (f - max).exp());
-                row_loss(max + total.ln(), raw[targets.y[i] as usize])
-            })
+            .map_init(
+                || vec![0.0; k],
+                |p, i| {
+                    let raw = scores.column(i);
+                    let log_total = Softmax::probabilities_and_log_total(raw.iter().copied(), p);
+                    row_loss(log_total, raw[targets.y[i] as usize])
+                },
+            )
             .collect();
         super::weighted_mean(&per_row, targets.weights)
     }
