@@ -52,7 +52,7 @@ pub(crate) struct LocalState {
 /// Grows trees on one binned data set.
 pub struct LocalGrower<'a> {
     data: &'a BinnedData,
-    grower: TreeGrower<'a>,
+    pub(super) grower: TreeGrower<'a>,
     state: LocalState,
 }
 

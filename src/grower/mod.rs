@@ -14,6 +14,8 @@ mod features;
 mod group_tested;
 mod local;
 pub(crate) mod source;
+#[cfg(test)]
+mod tests;
 
 use crate::binning::BinMapper;
 use crate::error::Result;
@@ -205,6 +207,16 @@ pub(crate) struct TreeGrower<'a> {
     /// Histogram buffers of `layout` not in use (allocating and zeroing
     /// d·256 bins per node would cost more than building the histogram).
     pool: Vec<Histogram>,
+    /// Full-layout histograms allocated: the most that were ever in use
+    /// at once.
+    allocated: usize,
+    /// Leaves split after giving their histogram up (their children were
+    /// built from rows).
+    rebuilt: usize,
+    /// Whether leaves give up histograms that no split can reach (see
+    /// [`TreeGrower::release_unreachable`]); off only to test that it
+    /// changes no tree.
+    release: bool,
     /// Which features a node considers.
     choice: Box<dyn FeatureChoice>,
     /// Polled before every split, so that a large tree stops early.
@@ -241,6 +253,9 @@ impl<'a> TreeGrower<'a> {
             },
             min_split_rows: (params.min_split_fraction * n_rows as f64).ceil() as usize,
             pool: Vec::new(),
+            allocated: 0,
+            rebuilt: 0,
+            release: true,
             choice,
             should_stop,
         }
@@ -309,10 +324,10 @@ impl<'a> TreeGrower<'a> {
                 .expect("best_of returns leaves with a split")
                 .split;
             leaves[i].candidates = Vec::new();
-            let parent_hist = leaves[i]
-                .hist
-                .take()
-                .expect("a leaf with a split keeps its histogram");
+            // None when the leaf gave its histogram up (see
+            // `release_unreachable`): its children are then built from rows.
+            let parent_hist = leaves[i].hist.take();
+            self.rebuilt += usize::from(parent_hist.is_none());
             let parent_layout = leaves[i].layout.take();
             let parent = &leaves[i];
             let mapper = &self.mappers[split.feature];
@@ -354,14 +369,15 @@ impl<'a> TreeGrower<'a> {
                 }
             }
             if leaves.len() + 1 < self.params.max_leaves {
-                let parent = (parent_hist, parent_layout);
+                let parent = parent_hist.map(|hist| (hist, parent_layout));
                 let pair = [&mut left, &mut right];
                 self.evaluate_siblings(source, pair, parent, features, selection)?;
-            } else {
-                self.recycle(parent_hist, parent_layout.as_deref());
+            } else if let Some(hist) = parent_hist {
+                self.recycle(hist, parent_layout.as_deref());
             }
             leaves[i] = left;
             leaves.push(right);
+            self.release_unreachable(&mut leaves);
         }
         for leaf in &mut leaves {
             if let Some(h) = leaf.hist.take() {
@@ -429,9 +445,45 @@ impl<'a> TreeGrower<'a> {
     }
 
     fn take_hist(&mut self) -> Histogram {
-        self.pool
-            .pop()
-            .unwrap_or_else(|| Histogram::zeros(&self.layout))
+        self.pool.pop().unwrap_or_else(|| {
+            self.allocated += 1;
+            Histogram::zeros(&self.layout)
+        })
+    }
+
+    /// Give back the histograms of leaves that the splits left cannot
+    /// reach: a leaf is split only once every leaf whose score beats its
+    /// own has been, so a leaf beaten by as many leaves as there are splits
+    /// left is never split while the scores stand. (They stand unless the
+    /// penalty changes; a leaf split without its histogram has both
+    /// children built from rows.) Without this a tree of L leaves holds up
+    /// to L histograms of d·256 bins at once; with it about L/2.
+    fn release_unreachable(&mut self, leaves: &mut [OpenLeaf]) {
+        if !self.release {
+            return;
+        }
+        let splits_left = self.params.max_leaves.saturating_sub(leaves.len());
+        let mut scores: Vec<f64> = leaves
+            .iter()
+            .filter_map(|l| l.best)
+            .map(|b| b.score)
+            .collect();
+        if scores.len() < splits_left {
+            return;
+        }
+        scores.sort_unstable_by(|a, b| b.total_cmp(a));
+        for leaf in leaves.iter_mut().filter(|l| l.hist.is_some()) {
+            let beaten_by = match leaf.best {
+                Some(b) => scores.partition_point(|&s| s > b.score),
+                None => scores.len(),
+            };
+            if beaten_by >= splits_left {
+                let layout = leaf.layout.take();
+                if let Some(h) = leaf.hist.take() {
+                    self.recycle(h, layout.as_deref());
+                }
+            }
+        }
     }
 
     /// Give `leaf` its candidates and the histogram they came from, and
@@ -543,18 +595,19 @@ impl<'a> TreeGrower<'a> {
     /// hold), and scan both while they are in cache. (Separate passes would
     /// stream every d·256-bin histogram through memory several times per
     /// split.) `parent` is the parent's histogram and its layout (`None`:
-    /// the full layout); `features` are the tree's.
+    /// the full layout), if it kept one; `features` are the tree's.
     ///
     /// Exhaustive search: both siblings hold the parent's live features in
     /// the full layout, and the larger one's histogram is the parent's,
-    /// subtracted in place. Per-node features: the smaller sibling finds
+    /// subtracted in place. A parent without a histogram has the larger
+    /// sibling's bins built from its rows too. Per-node features: the smaller sibling finds
     /// its features (the larger one too when each finds its own, else it
     /// inherits its parent's), and both hold the union, laid out for them.
     fn evaluate_siblings<S: NodeSource>(
         &mut self,
         source: &mut S,
         pair: [&mut OpenLeaf; 2],
-        parent: (Histogram, Option<Arc<HistLayout>>),
+        parent: Option<(Histogram, Option<Arc<HistLayout>>)>,
         features: &[usize],
         selection: &TreeSelection,
     ) -> Result<()> {
@@ -566,9 +619,10 @@ impl<'a> TreeGrower<'a> {
         };
         let small_ok = self.can_split(small);
         let large_ok = self.can_split(large);
-        let (parent_hist, parent_layout) = parent;
         if !small_ok && !large_ok {
-            self.recycle(parent_hist, parent_layout.as_deref());
+            if let Some((hist, layout)) = parent {
+                self.recycle(hist, layout.as_deref());
+            }
             return Ok(());
         }
         let c = self.constraints;
@@ -599,23 +653,33 @@ impl<'a> TreeGrower<'a> {
             )
         };
         let same_layout = layout.is_none();
-        let (mut small_hist, mut large_hist, parent_hist) = match &layout {
-            None => (self.take_hist(), parent_hist, None),
-            Some(lay) => (
+        // Where the larger sibling's bins come from: the parent's histogram
+        // subtracted in place (`Parent::InPlace`), a copy of the parent's
+        // bins minus the smaller sibling's, or its rows.
+        let (mut small_hist, mut large_hist, parent) = match (&layout, parent) {
+            (None, Some((parent_hist, None))) => (self.take_hist(), parent_hist, Parent::InPlace),
+            (None, parent) => (
+                self.take_hist(),
+                self.take_hist(),
+                parent.map_or(Parent::Absent, |(h, l)| Parent::Copy(h, l)),
+            ),
+            (Some(lay), parent) => (
                 Histogram::zeros(lay),
                 Histogram::zeros(lay),
-                Some(parent_hist),
+                parent.map_or(Parent::Absent, |(h, l)| Parent::Copy(h, l)),
             ),
         };
         let lay: &HistLayout = layout.as_deref().unwrap_or(&self.layout);
-        let parent_lay = parent_layout.as_deref().unwrap_or(&self.layout);
-        let missing: Vec<usize> = match (same_layout, large_ok) {
-            (false, true) => held
-                .iter()
-                .copied()
-                .filter(|&f| !parent_lay.contains(f))
-                .collect(),
-            _ => Vec::new(),
+        let parent_holds = |f: usize| match &parent {
+            Parent::InPlace => true,
+            Parent::Copy(_, parent_layout) => {
+                parent_layout.as_deref().unwrap_or(&self.layout).contains(f)
+            }
+            Parent::Absent => false,
+        };
+        let missing: Vec<usize> = match large_ok {
+            true => held.iter().copied().filter(|&f| !parent_holds(f)).collect(),
+            false => Vec::new(),
         };
         let request = Siblings {
             small: small.segment,
@@ -629,7 +693,7 @@ impl<'a> TreeGrower<'a> {
         let (small_own, large_own) = (&small.found, &large.found);
         let scans = |own: &[usize], f: usize| !own_only || own.binary_search(&f).is_ok();
         let min_len = bins.min_features_per_task();
-        let mappers = self.mappers;
+        let (mappers, full) = (self.mappers, &self.layout);
         let per_feature: Vec<(Option<SplitCandidate>, Option<SplitCandidate>, [bool; 2])> =
             small_hist
                 .feature_slices_mut(lay, &held)
@@ -642,13 +706,14 @@ impl<'a> TreeGrower<'a> {
                     // The larger sibling's bins are filled for every held
                     // feature, scanned or not: its children subtract them.
                     let best_large = large_ok.then(|| {
-                        match &parent_hist {
-                            None => subtract_feature(large_bins, small_bins),
-                            Some(parent) if parent_lay.contains(f) => {
-                                large_bins.copy_from_slice(parent.feature(parent_lay, f));
+                        match &parent {
+                            Parent::InPlace => subtract_feature(large_bins, small_bins),
+                            Parent::Copy(hist, hist_layout) if parent_holds(f) => {
+                                let hist_layout = hist_layout.as_deref().unwrap_or(full);
+                                large_bins.copy_from_slice(hist.feature(hist_layout, f));
                                 subtract_feature(large_bins, small_bins);
                             }
-                            Some(_) => bins.large(f, large_bins),
+                            _ => bins.large(f, large_bins),
                         }
                         scans(large_own, f)
                             .then(|| best_split(f, &mappers[f], large_bins, large_stats, &c))
@@ -664,6 +729,9 @@ impl<'a> TreeGrower<'a> {
                 })
                 .collect();
         drop(bins);
+        if let Parent::Copy(hist, hist_layout) = parent {
+            self.recycle(hist, hist_layout.as_deref());
+        }
         if same_layout {
             for (side, leaf) in [&mut *small, &mut *large].into_iter().enumerate() {
                 if per_feature.iter().any(|p| !p.2[side]) {
@@ -680,6 +748,19 @@ impl<'a> TreeGrower<'a> {
         self.attach(large, large_hist, large_candidates, selection);
         Ok(())
     }
+}
+
+/// Where the larger of two new siblings gets its bins (see
+/// [`TreeGrower::evaluate_siblings`]).
+enum Parent {
+    /// Its histogram is the parent's, in the same layout: subtract the
+    /// smaller sibling's bins in place.
+    InPlace,
+    /// The parent's histogram and its layout (`None`: the full layout):
+    /// copy the bins of the features it holds, then subtract.
+    Copy(Histogram, Option<Arc<HistLayout>>),
+    /// The parent gave its histogram up: build from rows.
+    Absent,
 }
 
 /// The feature of the best of a root's `candidates` under the penalty, if
