@@ -15,7 +15,7 @@ use sparseboost::interrupt::never;
 use sparseboost::objective::{BinaryLogloss, Objective, PerRow, Targets};
 use sparseboost::partition::partition_segment;
 use sparseboost::rng::Rng;
-use sparseboost::split::{split_candidates, NodeStats, SplitConstraints};
+use sparseboost::split::{best_split_of_feature, split_candidates, NodeStats, SplitConstraints};
 use std::hint::black_box;
 
 fn uniform(n: usize, d: usize, seed: u64) -> Vec<f64> {
@@ -138,6 +138,16 @@ fn split_finding(c: &mut Criterion) {
             l2: 0.0,
             categorical: Default::default(),
         };
+        if stride == 1 {
+            // One feature's bins, in cache: the scan's own cost, without
+            // memory traffic or threads.
+            let bins = hist.feature(&layout, 0);
+            let id = format!("one_feature/{}bins/rows={}", bins.len(), rows.len());
+            group.throughput(Throughput::Elements(bins.len() as u64));
+            group.bench_function(BenchmarkId::from_parameter(id), |b| {
+                b.iter(|| best_split_of_feature(0, black_box(bins), parent, &constraints))
+            });
+        }
         group.throughput(Throughput::Elements(layout.total_bins() as u64));
         let id = format!("{n}x{d}/rows={}", rows.len());
         group.bench_function(BenchmarkId::from_parameter(id), |b| {
