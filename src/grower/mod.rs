@@ -459,25 +459,34 @@ impl<'a> TreeGrower<'a> {
     /// children built from rows.) Without this a tree of L leaves holds up
     /// to L histograms of d·256 bins at once; with it about L/2.
     fn release_unreachable(&mut self, leaves: &mut [OpenLeaf]) {
-        if !self.release {
+        let splits_left = self.params.max_leaves.saturating_sub(leaves.len());
+        // Fewer leaves than splits left: none is beaten by that many. (In
+        // O(1), as forests grow trees of thousands of leaves.)
+        if !self.release || leaves.len() < splits_left || splits_left == 0 {
             return;
         }
-        let splits_left = self.params.max_leaves.saturating_sub(leaves.len());
         let mut scores: Vec<f64> = leaves
             .iter()
             .filter_map(|l| l.best)
             .map(|b| b.score)
             .collect();
-        if scores.len() < splits_left {
-            return;
-        }
-        scores.sort_unstable_by(|a, b| b.total_cmp(a));
+        // A leaf is beaten by `splits_left` leaves when its score is below
+        // the `splits_left`-th best (ties with it are kept).
+        let cutoff = match scores.len() >= splits_left {
+            true => {
+                *scores
+                    .select_nth_unstable_by(splits_left - 1, |a, b| b.total_cmp(a))
+                    .1
+            }
+            false => f64::NEG_INFINITY,
+        };
         for leaf in leaves.iter_mut().filter(|l| l.hist.is_some()) {
-            let beaten_by = match leaf.best {
-                Some(b) => scores.partition_point(|&s| s > b.score),
-                None => scores.len(),
+            let unreachable = match leaf.best {
+                Some(b) => b.score < cutoff,
+                // Every scored leaf comes first.
+                None => scores.len() >= splits_left,
             };
-            if beaten_by >= splits_left {
+            if unreachable {
                 let layout = leaf.layout.take();
                 if let Some(h) = leaf.hist.take() {
                     self.recycle(h, layout.as_deref());
