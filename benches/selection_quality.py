@@ -24,7 +24,10 @@ Methods:
   own GBDT-topK);
 * ``sb-stability`` and ``sb-orders`` (not run by default: 10 more fits a
   fold): the selector with ``order="stability"``, and with CV choosing among
-  all four orders;
+  entry, importance, unpenalised and stability;
+* ``sb-rfe`` and ``sb-agbm-rfe`` (not run by default): the selector with
+  ``order="rfe"`` (recursive elimination), and with CV choosing among the
+  default orders and ``"rfe"``;
 * ``lgbm-topk``: LightGBM on all features, ranked by gain importance, top k
   refitted with LightGBM (the papers' GBDT-topK baseline), k by the same CV;
 * ``lgbm-cegb``: LightGBM CEGB (``cegb_penalty_feature_coupled`` = 0.002,
@@ -197,6 +200,10 @@ def sb_selector(method, cap, cv):
         order = ("entry", "importance")
     elif method == "sb-orders":
         order = ("entry", "importance", "unpenalised", "stability")
+    elif method == "sb-rfe":
+        order = "rfe"
+    elif method == "sb-agbm-rfe":
+        order = ("entry", "importance", "unpenalised", "rfe")
     return sb.SparseBoostSelectorCV(
         sb.SparseBoostClassifier(**params), max_selected_features=cap, order=order, cv=cv
     )

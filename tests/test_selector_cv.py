@@ -181,6 +181,23 @@ def test_stability_and_unpenalised_orders_rank_the_planted_features_first():
         assert set(selector.ranking_[name][:3]) == {3, 11, 20}, name
 
 
+def test_the_rfe_order_eliminates_down_to_the_planted_features():
+    X, y = _planted(11)
+    selector = SparseBoostSelectorCV(_booster(), max_selected_features=6, cv=2, order="rfe").fit(
+        X, y
+    )
+    ranking = selector.ranking_["rfe"]
+    assert ranking.size == 6 and np.unique(ranking).size == 6
+    assert set(ranking[:3]) == {3, 11, 20}
+    # It ranks the first 2 x 6 features of an unpenalised fit's gain
+    # importance (on all rows here), and no others.
+    plain = _booster(penalty="none").fit(X, y)
+    gain = plain.get_feature_importance("gain")
+    start = np.argsort(-gain, kind="stable")[:12]
+    assert set(ranking) <= set(start.tolist())
+    assert list(ranking) != list(start[:6])  # not merely the unpenalised order
+
+
 def test_a_ranking_shorter_than_the_cap_goes_on_along_a_falling_penalty():
     X, y = _planted(10)
     booster = _booster(mu="0.6*mu_max")

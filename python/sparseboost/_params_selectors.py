@@ -195,7 +195,12 @@ SELECTOR_PARAMS = (
         booster without penalty: GBDT top-K; one more fit on all features per
         fold), "stability"
         (how often they are selected in ``n_subsamples`` penalised fits on half
-        the rows, then entry order; that many more fits per fold). When the
+        the rows, then entry order; that many more fits per fold), "rfe"
+        (recursive elimination, as scikit-learn's ``RFE``: from the
+        unpenalised ranking's first 2 x ``max_selected_features`` features,
+        refits without penalty each drop the weakest quarter by their gain
+        importance, down to one; about a dozen refits on those columns per
+        fold). When the
         penalised fit admits fewer than ``max_selected_features`` features,
         "entry" and "importance" go on with the features that enter fits at a
         fifth and a 25th of its mu and at mu = 0, in entry order.""",

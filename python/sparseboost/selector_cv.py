@@ -32,7 +32,11 @@ REFIT_PATIENCE = 20
 # Folds add their seconds to ``timings_`` from several threads.
 _TIMINGS = threading.Lock()
 # How each order ranks the features, from the fits it needs.
-_ORDERS = ("entry", "importance", "unpenalised", "stability")
+_ORDERS = ("entry", "importance", "unpenalised", "stability", "rfe")
+# The "rfe" order: the unpenalised ranking's first RFE_START_FACTOR x cap
+# features, of which each refit drops the weakest RFE_STEP share.
+RFE_START_FACTOR = 2
+RFE_STEP = 0.25
 
 
 @document  # the Parameters section: sparseboost._params
@@ -278,18 +282,24 @@ class SparseBoostSelectorCV(
             )
         extension = self._extend(template, rows, cap, entry, penalised.mu_max_)
         rankings = {}
+        unpenalised = None
+        if "unpenalised" in orders or "rfe" in orders:
+            plain = clone(template).set_params(penalty="none", max_selected_features=None)
+            # (It runs all its rounds: stopped early on a hold-out of the
+            # fold's rows, its ranking lost 0.03-0.08 AUC on Arcene and
+            # Dorothea: benches/results/selection_quality_issue28_*.)
+            every = np.arange(rows.X.shape[1])
+            unpenalised = _by_importance(rows.fit(plain), every)
         for name in orders:
             if name == "entry":
                 rankings[name] = np.concatenate([entry, extension])
             elif name == "importance":
                 rankings[name] = np.concatenate([_by_importance(penalised, entry), extension])
             elif name == "unpenalised":
-                plain = clone(template).set_params(penalty="none", max_selected_features=None)
-                # (It runs all its rounds: stopped early on a hold-out of
-                # the fold's rows, its ranking lost 0.03-0.08 AUC on Arcene
-                # and Dorothea: benches/results/selection_quality_issue28_*.)
-                every = np.arange(rows.X.shape[1])
-                rankings[name] = _by_importance(rows.fit(plain), every)[:cap]
+                rankings[name] = unpenalised[:cap]
+            elif name == "rfe":
+                start = unpenalised[: RFE_START_FACTOR * cap]
+                rankings[name] = self._eliminate(template, rows, start)[:cap]
             else:
                 rankings[name] = self._stability(template, rows, cap, entry)
         self._spent("ordering", started)
@@ -317,6 +327,29 @@ class SparseBoostSelectorCV(
             ranked += [f for f in model.selected_features_ if f not in ranked]
         return np.array(ranked[len(entry) : cap], dtype=int)
 
+    def _eliminate(self, template, rows, features):
+        """``features`` ranked by recursive elimination, as scikit-learn's
+        ``RFE``: refit a booster without penalty on the survivors (stopped
+        early, as a fold's refits), drop the weakest ``RFE_STEP`` share of
+        them by the refit's gain importance, and repeat down to one. The
+        last survivor ranks first; each dropped batch ranks behind the
+        later ones, by its importance in the refit that dropped it. Unlike
+        a ranking from one fit on everything, a feature whose gain a
+        stronger, redundant one took in that fit is judged again once the
+        weaker features around it are gone."""
+        survivors = np.asarray(features)
+        dropped = []
+        while survivors.size > 1:
+            model = self._fit_plain(template, rows, survivors, in_fold=True)
+            # The refit's columns are the survivors in ascending order.
+            ordered = np.sort(survivors)
+            by_gain = _by_importance(model, np.arange(ordered.size))
+            ranked = ordered[by_gain]
+            n_drop = max(1, int(np.ceil(RFE_STEP * survivors.size)))
+            dropped.append(ranked[-n_drop:])
+            survivors = ranked[:-n_drop]
+        return np.concatenate([survivors, *reversed(dropped)]).astype(int)
+
     def _stability(self, template, rows, cap, entry):
         """Features by how often penalised fits on half the rows (half the
         queries of a ranking) select them; ties (and features never
@@ -342,6 +375,13 @@ class SparseBoostSelectorCV(
         ``early_stopping_rounds``: a CV score needs a fair model per budget,
         not the last round of every one."""
         started = time.perf_counter()
+        model = self._fit_plain(template, rows, kept, in_fold=in_fold)
+        self._spent("refits", started)
+        return model
+
+    def _fit_plain(self, template, rows, kept, *, in_fold):
+        """``_refit`` without counting its time (the "rfe" order's refits
+        are part of the ordering)."""
         columns = rows.X[:, np.sort(kept)]
         if kept.size == 0:
             # No split is possible at all (mu_max = 0: too few rows, say):
@@ -355,7 +395,6 @@ class SparseBoostSelectorCV(
             if in_fold and template.early_stopping_rounds is None:
                 model.set_params(early_stopping_rounds=REFIT_PATIENCE)
             model = rows.fit(with_categorical(model, self, kept), columns)
-        self._spent("refits", started)
         return model
 
     def _spent(self, kind: str, started: float):

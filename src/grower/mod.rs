@@ -609,9 +609,10 @@ impl<'a> TreeGrower<'a> {
     /// Exhaustive search: both siblings hold the parent's live features in
     /// the full layout, and the larger one's histogram is the parent's,
     /// subtracted in place. A parent without a histogram has the larger
-    /// sibling's bins built from its rows too. Per-node features: the smaller sibling finds
-    /// its features (the larger one too when each finds its own, else it
-    /// inherits its parent's), and both hold the union, laid out for them.
+    /// sibling's bins built from its rows too. Per-node features: the
+    /// smaller sibling finds its features (the larger one too when each
+    /// finds its own, else it inherits its parent's), and both hold the
+    /// union, laid out for them.
     fn evaluate_siblings<S: NodeSource>(
         &mut self,
         source: &mut S,
