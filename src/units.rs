@@ -62,6 +62,12 @@ impl Units {
         ldexp(value, -self.gain_exponent())
     }
 
+    /// A gain of the fit in the user's units (saturating at the largest
+    /// `f64`, as the gain importances).
+    pub fn gain_in_user_units(&self, value: f64) -> f64 {
+        ldexp(value, self.gain_exponent()).min(f64::MAX)
+    }
+
     /// A hessian sum in the fit's units.
     pub fn hessian(&self, value: f64) -> f64 {
         ldexp(value, -self.weight_exponent)

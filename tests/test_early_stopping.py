@@ -197,3 +197,44 @@ def test_bad_eval_sets_are_named(regression):
         SparseBoostRegressor(n_estimators=2).fit(X, y, eval_set=[(X_val, y_val[:10])])
     with pytest.raises(TypeError, match="eval_set must be a list"):
         SparseBoostRegressor(n_estimators=2).fit(X, y, eval_set=(X_val, y_val))
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e6])
+def test_callbacks_see_every_split_and_their_gains_sum_to_the_importances(scale):
+    """The rounds' split gains, summed per feature, are the model's gain
+    importances (in the user's units, whatever the targets' and weights'
+    scale: the engine fits in its own); every split is seen once."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(500, 8))
+    y = scale * (X[:, 0] + 0.5 * X[:, 3] ** 2 + 0.1 * rng.normal(size=500))
+    weight = scale * rng.uniform(0.5, 2.0, size=500)
+    gains, splits = np.zeros(8), []
+
+    def add(report):
+        assert report.split_features.shape == report.split_gains.shape
+        np.add.at(gains, report.split_features, report.split_gains)
+        splits.append(report.split_features.size)
+
+    model = SparseBoostRegressor(
+        n_estimators=20, max_leaves=6, callbacks=[add], random_state=0
+    ).fit(X, y, sample_weight=weight)
+    assert splits == [5] * 20  # 6 leaves: 5 splits a tree
+    np.testing.assert_allclose(gains, model.get_feature_importance("gain"), rtol=1e-12)
+    assert gains[0] > 0 and gains[3] > 0
+
+
+def test_softmax_rounds_report_the_splits_of_each_class_tree():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(600, 5))
+    y = np.digitize(X[:, 1] + 0.3 * rng.normal(size=600), [-0.5, 0.5])
+    gains, per_round = np.zeros(5), []
+
+    def add(report):
+        np.add.at(gains, report.split_features, report.split_gains)
+        per_round.append(report.split_features.size)
+
+    model = SparseBoostClassifier(
+        n_estimators=10, max_leaves=4, callbacks=[add], random_state=0
+    ).fit(X, y)
+    assert per_round == [9] * 10  # three class trees of 3 splits
+    np.testing.assert_allclose(gains, model.get_feature_importance("gain"), rtol=1e-12)

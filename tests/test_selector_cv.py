@@ -1,6 +1,7 @@
 """SparseBoostSelectorCV: a feature budget chosen by cross-validation."""
 
 import pickle
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sparseboost import SparseBoostClassifier, SparseBoostRegressor, SparseBoostSelectorCV
+from sparseboost.selector_cv import RANKING_PATIENCE, _stop_when_settled, budget_grid
 
 
 def _planted(seed=0, n=600, d=30):
@@ -181,6 +183,39 @@ def test_stability_and_unpenalised_orders_rank_the_planted_features_first():
         assert set(selector.ranking_[name][:3]) == {3, 11, 20}, name
 
 
+def test_a_ranking_fit_stops_once_every_prefix_has_stood_still_for_the_patience():
+    d, depths, patience = 4, [1, 2], 3
+    stop = _stop_when_settled(d, depths, patience)
+    rounds = [  # (features, gains) of each round's splits
+        ([0], [5.0]),  # ranked 0: too few for the deepest prefix
+        ([1], [3.0]),  # 0, 1
+        ([1], [3.0]),  # 1, 0: the first prefix changed
+        ([2], [1.0]),  # 1, 0, 2: the prefixes stand (1 round)
+        ([], []),  # (2)
+        ([0], [0.25]),  # 1 (6) before 0 (5.25) still: 3 rounds
+        ([0], [0.25]),
+        ([0], [0.75]),  # 0 (6) ties 1 and ranks first (the lower index)
+    ]
+    said = [
+        stop(SimpleNamespace(split_features=np.array(f, dtype=int), split_gains=np.array(g)))
+        for f, g in rounds
+    ]
+    assert said == [False] * 5 + [True, True, False]
+
+
+def test_the_unpenalised_ranking_fit_stops_early_with_the_full_fits_first_features():
+    X, y = _planted(12, n=800, d=40)
+    settled = _stop_when_settled(X.shape[1], [1, 2, 3, 5], 10)
+    stopped = _booster(penalty="none", n_estimators=300, callbacks=[settled]).fit(X, y)
+    full = _booster(penalty="none", n_estimators=300).fit(X, y)
+    assert 10 < stopped.n_trees_ < 150 and full.n_trees_ == 300
+
+    def first(model, k):
+        return set(np.argsort(-model.get_feature_importance("gain"), kind="stable")[:k])
+
+    assert first(stopped, 3) == first(full, 3) == {3, 11, 20}
+
+
 def test_the_rfe_order_eliminates_down_to_the_planted_features():
     X, y = _planted(11)
     selector = SparseBoostSelectorCV(_booster(), max_selected_features=6, cv=2, order="rfe").fit(
@@ -191,7 +226,9 @@ def test_the_rfe_order_eliminates_down_to_the_planted_features():
     assert set(ranking[:3]) == {3, 11, 20}
     # It ranks the first 2 x 6 features of an unpenalised fit's gain
     # importance (on all rows here), and no others.
-    plain = _booster(penalty="none").fit(X, y)
+    # (That fit stops as the selector's does, once its prefixes settle.)
+    settled = _stop_when_settled(X.shape[1], [*budget_grid(6), 12], RANKING_PATIENCE)
+    plain = _booster(penalty="none", callbacks=[settled]).fit(X, y)
     gain = plain.get_feature_importance("gain")
     start = np.argsort(-gain, kind="stable")[:12]
     assert set(ranking) <= set(start.tolist())

@@ -398,7 +398,8 @@ PARAMS = (
         None,
         "",
         """Each is called after every round with a ``sparseboost.RoundReport``
-        (round, train_loss, eval, n_features, elapsed), on the thread that
+        (round, train_loss, eval, n_features, elapsed, split_features,
+        split_gains), on the thread that
         called ``fit``; a truthy return stops the fit (the trees so far are
         kept), an exception stops it and is raised. A callback may call the
         library (predict, score, fit another estimator or this one): the fit

@@ -36,6 +36,12 @@ class RoundReport:
         Features used by any tree so far.
     elapsed : float
         Seconds since the fit started.
+    split_features, split_gains : ndarray
+        The feature and the gain of every split of the round's trees (a
+        tree shared by several tasks once). Summed over the rounds, each
+        feature's gains are its ``get_feature_importance("gain")``: a
+        callback can follow the importances as they grow, as LightGBM's
+        callbacks read them from the booster.
     """
 
     round: int
@@ -43,6 +49,8 @@ class RoundReport:
     eval: dict
     n_features: int
     elapsed: float
+    split_features: np.ndarray
+    split_gains: np.ndarray
 
 
 def check_early_stopping(estimator) -> None:
@@ -192,12 +200,14 @@ def round_callback(estimator, set_names, metrics):
     if not callbacks and not every:
         return None
 
-    def on_round(round_, train_loss, values, n_features, elapsed):
+    def on_round(round_, train_loss, values, n_features, elapsed, split_features, split_gains):
         evals = {
             name: dict(zip(metrics, per_set, strict=True))
             for name, per_set in zip(set_names, values, strict=True)
         }
-        report = RoundReport(round_, train_loss, evals, n_features, elapsed)
+        report = RoundReport(
+            round_, train_loss, evals, n_features, elapsed, split_features, split_gains
+        )
         if every and (round_ % every == 0):
             scores = " ".join(
                 f"{name}-{metric}={value:.6g}"

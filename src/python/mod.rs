@@ -110,12 +110,16 @@ fn run_observed<T: Send>(
                             let Some(callback) = &callback else {
                                 return true;
                             };
+                            let (features, gains): (Vec<usize>, Vec<f64>) =
+                                report.splits.iter().copied().unzip();
                             let args = (
                                 report.round,
                                 report.train_loss,
                                 report.eval.clone(),
                                 report.n_features,
                                 report.elapsed,
+                                PyArray1::from_vec(py, features),
+                                PyArray1::from_vec(py, gains),
                             );
                             match callback.call1(py, args).and_then(|r| r.is_truthy(py)) {
                                 Ok(stop_now) => !stop_now,

@@ -152,6 +152,10 @@ pub struct RoundReport {
     pub n_features: usize,
     /// Seconds since the fit started.
     pub elapsed: f64,
+    /// `(feature, gain)` of every split of the round's trees (a tree shared
+    /// by several models once), the gain in the user's units: summed over
+    /// the rounds, each feature's gains are its gain importance.
+    pub splits: Vec<(usize, f64)>,
 }
 
 /// Decides after each round whether the fit goes on (`true`) or stops.
@@ -369,6 +373,7 @@ pub(crate) fn train(
             // The round's trees (with their root scales), added to the
             // evaluation sets together and seen by the dynamic weights.
             let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
+            let mut splits = Vec::new();
             let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
             for (attempt, round_jobs) in attempts.into_iter().enumerate() {
                 if attempt > 0 {
@@ -394,6 +399,14 @@ pub(crate) fn train(
                         continue;
                     }
                     grew = true;
+                    splits.extend(
+                        grown
+                            .tree
+                            .nodes
+                            .iter()
+                            .filter(|n| !n.is_leaf)
+                            .map(|n| (n.feature as usize, units.gain_in_user_units(n.gain))),
+                    );
                     grown.tree.output = job.output as u32;
                     backend.add_tree(job, &populations[job.population], &grown)?;
                     if !evals.is_empty() || dynamic.is_some() {
@@ -439,6 +452,7 @@ pub(crate) fn train(
                 eval,
                 n_features: selection.omega().used_in_order().len(),
                 elapsed: started.elapsed().as_secs_f64(),
+                splits,
             };
             if !observer(&report) || stop {
                 return Ok(());
