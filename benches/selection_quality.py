@@ -28,6 +28,10 @@ Methods:
 * ``sb-rfe`` and ``sb-agbm-rfe`` (not run by default): the selector with
   ``order="rfe"`` (recursive elimination), and with CV choosing among the
   default orders and ``"rfe"``;
+* ``sb-permutation``, ``sb-mu-path`` and ``sb-agbm-5`` (not run by
+  default): the selector with ``order="permutation"``, with
+  ``order="mu_path"``, and with CV choosing among the default orders and
+  both;
 * ``lgbm-topk``: LightGBM on all features, ranked by gain importance, top k
   refitted with LightGBM (the papers' GBDT-topK baseline), k by the same CV;
 * ``lgbm-cegb``: LightGBM CEGB (``cegb_penalty_feature_coupled`` = 0.002,
@@ -204,6 +208,12 @@ def sb_selector(method, cap, cv):
         order = "rfe"
     elif method == "sb-agbm-rfe":
         order = ("entry", "importance", "unpenalised", "rfe")
+    elif method == "sb-permutation":
+        order = "permutation"
+    elif method == "sb-mu-path":
+        order = "mu_path"
+    elif method == "sb-agbm-5":
+        order = ("entry", "importance", "unpenalised", "permutation", "mu_path")
     return sb.SparseBoostSelectorCV(
         sb.SparseBoostClassifier(**params), max_selected_features=cap, order=order, cv=cv
     )

@@ -10,7 +10,14 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sparseboost import SparseBoostClassifier, SparseBoostRegressor, SparseBoostSelectorCV
-from sparseboost.selector_cv import RANKING_PATIENCE, _stop_when_settled, budget_grid
+from sparseboost.selector_cv import (
+    RANKING_PATIENCE,
+    REFIT_PATIENCE,
+    REFIT_STOP_MIN_ROWS,
+    _Rows,
+    _stop_when_settled,
+    budget_grid,
+)
 
 
 def _planted(seed=0, n=600, d=30):
@@ -363,3 +370,16 @@ def test_the_same_selection_with_one_and_two_threads():
     # Nothing of the folds' machinery (the cancel callback) stays in it.
     again = pickle.loads(pickle.dumps(two))
     np.testing.assert_array_equal(again.predict(X), two.predict(X))
+
+
+@pytest.mark.parametrize("n, stops", [(800, False), (10_000, True)])
+def test_a_folds_refit_stops_early_only_on_a_hold_out_large_enough_to_judge(n, stops):
+    """Stopped on the 10% hold-out of a small fold, the stopping round is
+    noise; from REFIT_STOP_MIN_ROWS held-out rows, refits stop early."""
+    assert (0.1 * n >= REFIT_STOP_MIN_ROWS) is stops
+    X, y = _planted(3, n=n, d=21)
+    template = _booster(n_estimators=200, learning_rate=0.3)
+    kept = np.array([3, 11, 20])
+    model = SparseBoostSelectorCV()._fit_plain(template, _Rows(X, y), kept, in_fold=True)
+    assert (model.early_stopping_rounds == REFIT_PATIENCE) is stops
+    assert (model.n_trees_ < 200) is stops

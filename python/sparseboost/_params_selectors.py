@@ -200,6 +200,13 @@ SELECTOR_PARAMS = (
         unpenalised ranking's first 2 x ``max_selected_features`` features,
         refits without penalty each drop the weakest quarter by their gain
         importance, down to one; about a dozen refits on those columns per
+        fold), "permutation" (an unpenalised fit on the rows less a
+        ``validation_fraction`` hold-out; its first 2 x
+        ``max_selected_features`` features by gain, ranked by the drop of
+        the CV score on the hold-out when their column is shuffled, as
+        scikit-learn's ``permutation_importance``) or "mu_path" (the
+        strongest penalty under which a feature is selected, in fits at
+        0.5, 0.25, 0.1, 0.05 and 0.02 x mu_max; up to five more fits per
         fold). When the
         penalised fit admits fewer than ``max_selected_features`` features,
         "entry" and "importance" go on with the features that enter fits at a

@@ -16,8 +16,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.dummy import DummyClassifier, DummyRegressor
+from sklearn.model_selection import train_test_split
 
 from . import _cv
 from ._base import BaseSparseBoost, FeatureSelectorMixin
@@ -27,19 +29,28 @@ from ._training import check_group
 from ._validation import check_X, engine_mu, naming, resolve_n_jobs, resolve_seed
 from .selectors import WrapsBooster, default_booster, with_categorical
 
-# Rounds without improvement after which a fold's refit stops.
+# Rounds without improvement after which a fold's refit stops, when the
+# hold-out it is judged on has at least REFIT_STOP_MIN_ROWS rows.
 REFIT_PATIENCE = 20
+REFIT_STOP_MIN_ROWS = 1000
 # Rounds in which no budget's set of first features changed after which the
 # unpenalised ranking's fit stops.
 RANKING_PATIENCE = 20
 # Folds add their seconds to ``timings_`` from several threads.
 _TIMINGS = threading.Lock()
 # How each order ranks the features, from the fits it needs.
-_ORDERS = ("entry", "importance", "unpenalised", "stability", "rfe")
+_ORDERS = ("entry", "importance", "unpenalised", "stability", "rfe", "permutation", "mu_path")
 # The "rfe" order: the unpenalised ranking's first RFE_START_FACTOR x cap
 # features, of which each refit drops the weakest RFE_STEP share.
 RFE_START_FACTOR = 2
 RFE_STEP = 0.25
+# The "permutation" order: the first PERMUTATION_FACTOR x cap features of an
+# unpenalised fit, each column shuffled PERMUTATION_REPEATS times.
+PERMUTATION_FACTOR = 2
+PERMUTATION_REPEATS = 5
+# The "mu_path" order: penalised fits at these fractions of mu_max, from the
+# strongest penalty down (a geometric grid, as glmnet's lambda path).
+MU_PATH = (0.5, 0.25, 0.1, 0.05, 0.02)
 
 
 @document  # the Parameters section: sparseboost._params
@@ -211,7 +222,7 @@ class SparseBoostSelectorCV(
             train, test = folds[f]
             fold = _Rows(X[train], y[train], _part(queries, train), cancel)
             held_out = _Rows(X[test], y[test], _part(queries, test))
-            rankings, _ = self._rank(fold_template, fold, orders, cap)
+            rankings, _ = self._rank(fold_template, fold, orders, cap, score)
             scores = np.full((len(orders), budgets.size), np.nan)
             used = np.zeros((len(orders), budgets.size))
             cache: dict[frozenset, float] = {}
@@ -238,7 +249,7 @@ class SparseBoostSelectorCV(
         # otherwise leave a thread idle).
         def rank_everything():
             rows = _Rows(X, y, queries, cancel)
-            return self._rank(fold_template if cancel else template, rows, orders, cap)
+            return self._rank(fold_template if cancel else template, rows, orders, cap, score)
 
         if cancel is None:
             done = [run(f) for f in range(len(folds))]
@@ -272,9 +283,9 @@ class SparseBoostSelectorCV(
         self.estimator_ = self._refit(template, everything, self.selected_features_)
         return self
 
-    def _rank(self, template, rows, orders, cap):
+    def _rank(self, template, rows, orders, cap, score):
         """Each order's ranking of at most ``cap`` features, and the
-        penalised fit."""
+        penalised fit (``score``: the CV's, for the "permutation" order)."""
         started = time.perf_counter()
         penalised = rows.fit(clone(template).set_params(max_selected_features=cap))
         entry = penalised.selected_features_
@@ -308,6 +319,10 @@ class SparseBoostSelectorCV(
             elif name == "rfe":
                 start = unpenalised[: RFE_START_FACTOR * cap]
                 rankings[name] = self._eliminate(template, rows, start)[:cap]
+            elif name == "permutation":
+                rankings[name] = self._permutation(template, rows, cap, score)
+            elif name == "mu_path":
+                rankings[name] = self._mu_path(template, rows, cap, entry, penalised.mu_max_)
             else:
                 rankings[name] = self._stability(template, rows, cap, entry)
         self._spent("ordering", started)
@@ -358,6 +373,48 @@ class SparseBoostSelectorCV(
             survivors = ranked[:-n_drop]
         return np.concatenate([survivors, *reversed(dropped)]).astype(int)
 
+    def _permutation(self, template, rows, cap, score):
+        """Features by permutation importance, as scikit-learn's
+        ``permutation_importance``: an unpenalised fit on ``rows`` less a
+        ``validation_fraction`` hold-out (stratified; whole queries for a
+        ranking); its first ``PERMUTATION_FACTOR`` x ``cap`` features by
+        gain, ranked by the mean drop of ``score`` on the hold-out when the
+        feature's column is shuffled (``PERMUTATION_REPEATS`` times; equal
+        drops keep the gain order). Unlike gain, it does not credit a
+        feature for splits that fit noise in the training rows."""
+        rng = np.random.default_rng(resolve_seed(self.random_state, False))
+        classifier = is_classifier(template)
+        inner, held = rows.split(template.validation_fraction, rng, stratify=classifier)
+        d = rows.X.shape[1]
+        depth = min(PERMUTATION_FACTOR * cap, d)
+        plain = clone(template).set_params(penalty="none", max_selected_features=None)
+        settled = _stop_when_settled(d, [depth], RANKING_PATIENCE)
+        plain.set_params(callbacks=[*(template.callbacks or ()), settled])
+        model = inner.fit(plain)
+        gain = model.get_feature_importance("gain")
+        candidates = _by_importance(model, np.arange(d))[:depth]
+        candidates = candidates[gain[candidates] > 0]
+        drops = _permutation_drops(model, held, candidates, score, rng, PERMUTATION_REPEATS)
+        return candidates[np.argsort(-drops, kind="stable")][:cap]
+
+    def _mu_path(self, template, rows, cap, entry, mu_max):
+        """Features by the strongest penalty under which they are still
+        selected: penalised fits at each ``MU_PATH`` fraction of ``mu_max``
+        (each stopped once ``cap`` features have entered), the features new
+        at each in the order they enter; then ``entry``. A feature that
+        pays a strong penalty carries more than one that pays only a weak
+        one, as a lasso path ranks its variables."""
+        ranked = []
+        for fraction in MU_PATH if mu_max else ():
+            if len(ranked) >= cap:
+                break
+            model = clone(template).set_params(max_selected_features=cap, mu=fraction * mu_max)
+            model.set_params(callbacks=[*(template.callbacks or ()), _stop_at(cap)])
+            model = rows.fit(model)
+            ranked += [f for f in model.selected_features_ if f not in ranked]
+        ranked += [f for f in entry if f not in ranked]
+        return np.array(ranked[:cap], dtype=int)
+
     def _stability(self, template, rows, cap, entry):
         """Features by how often penalised fits on half the rows (half the
         queries of a ranking) select them; ties (and features never
@@ -379,9 +436,12 @@ class SparseBoostSelectorCV(
     def _refit(self, template, rows, kept, *, in_fold=False):
         """The booster without penalty on the ``kept`` columns of ``rows``.
         ``in_fold``: a fold's refit stops early on a hold-out of its own
-        training rows (``validation_fraction``), unless the estimator sets
-        ``early_stopping_rounds``: a CV score needs a fair model per budget,
-        not the last round of every one."""
+        training rows (``validation_fraction``) when that hold-out has at
+        least ``REFIT_STOP_MIN_ROWS`` rows, unless the estimator sets
+        ``early_stopping_rounds``. On fewer rows the stopping round is
+        noise: stopped on their 8-39 held-out rows, the refits of Arcene's
+        and Dorothea's folds lost up to 0.10 AUC at the budgets CV chose
+        (benches/results/selection_quality_refits_run_all_rounds.log)."""
         started = time.perf_counter()
         model = self._fit_plain(template, rows, kept, in_fold=in_fold)
         self._spent("refits", started)
@@ -400,7 +460,9 @@ class SparseBoostSelectorCV(
         else:
             model = clone(template).set_params(penalty="none", mu=0.0, max_selected_features=None)
             model.set_params(feature_costs=None, feature_bags=None)
-            if in_fold and template.early_stopping_rounds is None:
+            held_out = np.ceil(template.validation_fraction * rows.y.size)
+            stop = in_fold and template.early_stopping_rounds is None
+            if stop and held_out >= REFIT_STOP_MIN_ROWS:
                 model.set_params(early_stopping_rounds=REFIT_PATIENCE)
             model = rows.fit(with_categorical(model, self, kept), columns)
         return model
@@ -473,6 +535,29 @@ class _Rows:
             raise KeyboardInterrupt
         return model
 
+    def split(self, fraction, rng, *, stratify: bool) -> tuple[_Rows, _Rows]:
+        """(the rest, a held-out ``fraction``): of the rows (stratified by
+        ``y`` when asked and possible) or, for a ranking, of the queries."""
+        if self.queries is None:
+            n = self.y.size
+            strata = (
+                self.y if stratify and np.unique(self.y, return_counts=True)[1].min() >= 2 else None
+            )
+            kept, held = train_test_split(
+                np.arange(n), test_size=fraction, random_state=rng.integers(2**31), stratify=strata
+            )
+        else:
+            ids = np.unique(self.queries)
+            _, held_ids = train_test_split(
+                ids, test_size=fraction, random_state=rng.integers(2**31)
+            )
+            in_held = np.isin(self.queries, held_ids)
+            kept, held = np.flatnonzero(~in_held), np.flatnonzero(in_held)
+        return self._rows(np.sort(kept)), self._rows(np.sort(held))
+
+    def _rows(self, rows) -> _Rows:
+        return _Rows(self.X[rows], self.y[rows], _part(self.queries, rows), self.cancel)
+
     def half(self, rng) -> _Rows:
         """Half the rows, or half the queries of a ranking, drawn by ``rng``."""
         if self.queries is None:
@@ -482,7 +567,36 @@ class _Rows:
             ids = np.unique(self.queries)
             kept = rng.choice(ids, size=max(ids.size // 2, 1), replace=False)
             rows = np.flatnonzero(np.isin(self.queries, kept))
-        return _Rows(self.X[rows], self.y[rows], _part(self.queries, rows), self.cancel)
+        return self._rows(rows)
+
+
+def _permutation_drops(model, held, features, score, rng, repeats: int) -> np.ndarray:
+    """The mean drop of ``score`` on the ``held`` rows when each of
+    ``features`` has its column shuffled (``repeats`` draws of ``rng``)."""
+    base = score(model, held.X, held.y, held.queries)
+    drops = np.zeros(len(features))
+    for i, feature in enumerate(features):
+        for _ in range(repeats):
+            shuffled = _shuffle_column(held.X, feature, rng.permutation(held.y.size))
+            drops[i] += base - score(model, shuffled, held.y, held.queries)
+    return drops / repeats
+
+
+def _shuffle_column(X, feature: int, order):
+    """``X`` with row i of column ``feature`` taken from row ``order[i]``
+    (dense or sparse; ``X`` is not changed)."""
+    if sp.issparse(X):
+        shuffled = X.tocsc(copy=True)
+        start, end = shuffled.indptr[feature], shuffled.indptr[feature + 1]
+        # The stored value of row r moves to the row i with order[i] == r.
+        moved_to = np.argsort(order)
+        shuffled.indices[start:end] = moved_to[shuffled.indices[start:end]]
+        shuffled.has_sorted_indices = False
+        shuffled.sort_indices()
+        return shuffled.tocsr()
+    shuffled = np.array(X, copy=True)
+    shuffled[:, feature] = shuffled[order, feature]
+    return shuffled
 
 
 def _part(values, rows):
