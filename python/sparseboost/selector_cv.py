@@ -334,21 +334,28 @@ class SparseBoostSelectorCV(
         fifth of the last, then no penalty), in the order they enter,
         until ``cap`` are ranked; the path of a penalty falling towards 0,
         as glmnet's path of a falling lambda."""
-        ranked = list(entry)
-        if not ranked or mu_max is None:
+        if entry.size == 0 or mu_max is None:
             return np.array([], dtype=int)
         value, relative = engine_mu(template.mu)
-        for factor in (0.2, 0.04, 0.0):
+        mus = [f"{value * f!r}*mu_max" if relative else value * f for f in (0.2, 0.04, 0.0)]
+        ranked = self._entrants(template, rows, cap, mus, list(entry))
+        return np.array(ranked[len(entry) : cap], dtype=int)
+
+    def _entrants(self, template, rows, cap, mus, ranked):
+        """``ranked`` followed by the features that enter penalised fits at
+        each of ``mus`` in turn, in the order they enter, until ``cap`` are
+        ranked."""
+        ranked = list(ranked)
+        for mu in mus:
             if len(ranked) >= cap:
                 break
-            mu = f"{value * factor!r}*mu_max" if relative else value * factor
             model = clone(template).set_params(max_selected_features=cap, mu=mu)
             # Only the entry order is read: once ``cap`` features have
             # entered (none can enter after), the rest of the fit is waste.
             model.set_params(callbacks=[*(template.callbacks or ()), _stop_at(cap)])
             model = rows.fit(model)
             ranked += [f for f in model.selected_features_ if f not in ranked]
-        return np.array(ranked[len(entry) : cap], dtype=int)
+        return ranked
 
     def _eliminate(self, template, rows, features):
         """``features`` ranked by recursive elimination, as scikit-learn's
@@ -404,14 +411,8 @@ class SparseBoostSelectorCV(
         at each in the order they enter; then ``entry``. A feature that
         pays a strong penalty carries more than one that pays only a weak
         one, as a lasso path ranks its variables."""
-        ranked = []
-        for fraction in MU_PATH if mu_max else ():
-            if len(ranked) >= cap:
-                break
-            model = clone(template).set_params(max_selected_features=cap, mu=fraction * mu_max)
-            model.set_params(callbacks=[*(template.callbacks or ()), _stop_at(cap)])
-            model = rows.fit(model)
-            ranked += [f for f in model.selected_features_ if f not in ranked]
+        mus = [fraction * mu_max for fraction in MU_PATH] if mu_max else []
+        ranked = self._entrants(template, rows, cap, mus, [])
         ranked += [f for f in entry if f not in ranked]
         return np.array(ranked[:cap], dtype=int)
 
