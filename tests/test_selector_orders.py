@@ -117,3 +117,24 @@ def test_shuffling_a_sparse_column_is_shuffling_it_dense(n, d, density, seed):
         np.testing.assert_array_equal(shuffled.toarray(), expected)
         np.testing.assert_array_equal(matrix.toarray(), dense)  # unchanged
     np.testing.assert_array_equal(_shuffle_column(dense, feature, order), expected)
+
+
+def test_permutation_keeps_the_gain_order_when_the_hold_out_cannot_be_scored(monkeypatch):
+    """A hold-out of one class (a class too rare to stratify) has no AUC:
+    the ranking is then the fit's gain order, not an error."""
+    X, y = _problem(4, n=400)
+    rows = _Rows(X, y)
+    one_class = _Rows(X[y == 0][:40], y[y == 0][:40])
+    monkeypatch.setattr(_Rows, "split", lambda self, *a, **k: (rows, one_class))
+    score = lambda model, X_, y_, _: roc_auc_score(y_, model.predict_proba(X_)[:, 1])  # noqa: E731
+    ranking = SparseBoostSelectorCV(random_state=0)._permutation(_booster(), rows, 3, score)
+    plain = _booster(penalty="none").fit(X, y)
+    by_gain = np.argsort(-plain.get_feature_importance("gain"), kind="stable")
+    assert list(ranking) == list(by_gain[:3])
+
+
+def test_a_single_row_or_query_has_no_hold_out():
+    one = _Rows(np.zeros((1, 3)), np.zeros(1))
+    assert one.split(0.1, np.random.default_rng(0), stratify=True) == (one, None)
+    query = _Rows(np.zeros((4, 3)), np.arange(4.0), np.zeros(4, dtype=int))
+    assert query.split(0.5, np.random.default_rng(0), stratify=False) == (query, None)

@@ -392,6 +392,8 @@ class SparseBoostSelectorCV(
         rng = np.random.default_rng(resolve_seed(self.random_state, False))
         classifier = is_classifier(template)
         inner, held = rows.split(template.validation_fraction, rng, stratify=classifier)
+        if held is None:  # one row (query) only: nothing to hold out
+            inner = rows
         d = rows.X.shape[1]
         depth = min(PERMUTATION_FACTOR * cap, d)
         plain = clone(template).set_params(penalty="none", max_selected_features=None)
@@ -401,7 +403,13 @@ class SparseBoostSelectorCV(
         gain = model.get_feature_importance("gain")
         candidates = _by_importance(model, np.arange(d))[:depth]
         candidates = candidates[gain[candidates] > 0]
-        drops = _permutation_drops(model, held, candidates, score, rng, PERMUTATION_REPEATS)
+        try:
+            drops = _permutation_drops(model, held, candidates, score, rng, PERMUTATION_REPEATS)
+        except ValueError:
+            # The hold-out cannot be scored (AUC on rows of one class, a
+            # class too rare to stratify, raises in older scikit-learn and
+            # is NaN in newer): the gain order stands.
+            drops = np.zeros(candidates.size)
         return candidates[np.argsort(-drops, kind="stable")][:cap]
 
     def _mu_path(self, template, rows, cap, entry, mu_max):
@@ -538,7 +546,11 @@ class _Rows:
 
     def split(self, fraction, rng, *, stratify: bool) -> tuple[_Rows, _Rows]:
         """(the rest, a held-out ``fraction``): of the rows (stratified by
-        ``y`` when asked and possible) or, for a ranking, of the queries."""
+        ``y`` when asked and possible) or, for a ranking, of the queries;
+        (self, None) when there is only one."""
+        units = self.y.size if self.queries is None else np.unique(self.queries).size
+        if units < 2:
+            return self, None
         if self.queries is None:
             n = self.y.size
             strata = (
@@ -574,8 +586,12 @@ class _Rows:
 def _permutation_drops(model, held, features, score, rng, repeats: int) -> np.ndarray:
     """The mean drop of ``score`` on the ``held`` rows when each of
     ``features`` has its column shuffled (``repeats`` draws of ``rng``)."""
-    base = score(model, held.X, held.y, held.queries)
     drops = np.zeros(len(features))
+    if held is None:
+        return drops
+    base = score(model, held.X, held.y, held.queries)
+    if not np.isfinite(base):  # e.g. AUC (NaN) on rows of one class
+        return drops
     for i, feature in enumerate(features):
         for _ in range(repeats):
             shuffled = _shuffle_column(held.X, feature, rng.permutation(held.y.size))
