@@ -107,6 +107,13 @@ class Model:
     @property
     def feature_weights(self) -> list[float]: ...
 
+# (round, train_loss, eval values per set and metric, n_features, elapsed,
+# the round's split features, their gains) -> stop?
+RoundCallback = Callable[
+    [int, float, list[list[float]], int, float, npt.NDArray[np.uintp], npt.NDArray[np.float64]],
+    bool,
+]
+
 EvalSet = tuple[
     npt.NDArray[np.float64],
     npt.NDArray[np.float64],
@@ -123,7 +130,7 @@ def fit(
     params: BoosterParams,
     group: npt.NDArray[np.uintp] | None = None,
     eval_sets: list[EvalSet] = ...,
-    callback: Callable[[int, float, list[list[float]], int, float], bool] | None = None,
+    callback: RoundCallback | None = None,
 ) -> tuple[Model, dict[str, Any]]:
     """Fit a model; returns (model, history: metrics, values, best, rounds).
     Releases the GIL; `callback` runs on the calling thread after each round
@@ -174,7 +181,7 @@ def fit_multitask(
     task_feature_mask: npt.NDArray[np.bool_] | None,
     shared_rounds: int = 0,
     eval_sets: list[EvalSet] = ...,
-    callback: Callable[[int, float, list[list[float]], int, float], bool] | None = None,
+    callback: RoundCallback | None = None,
 ) -> tuple[MultiTaskModel, dict[str, Any]]:
     """Fit one ensemble per task (task codes in 0..n_tasks-1); releases the GIL;
     Ctrl-C raises KeyboardInterrupt."""
@@ -273,7 +280,7 @@ def fit_sharded(
     n_shards: int,
     n_features: int,
     eval_sets: list[EvalSet] = ...,
-    callback: Callable[[int, float, list[list[float]], int, float], bool] | None = None,
+    callback: RoundCallback | None = None,
     init_model: Model | None = None,
     multitask: tuple[
         int, tuple[float, bool], tuple[list[float], bool], npt.NDArray[np.bool_] | None, int
