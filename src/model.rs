@@ -50,7 +50,7 @@ use crate::data::MAX_FEATURES;
 use crate::error::{Result, SbError};
 use crate::params::ObjectiveKind;
 use crate::tree::Tree;
-use crate::units::ldexp;
+use crate::units::user_gain;
 use serde::{Deserialize, Serialize};
 
 const FORMAT: &str = "sparseboost-model";
@@ -428,7 +428,7 @@ pub(crate) fn finish_importances(
         }
     } else if kind == ImportanceKind::Gain {
         for v in &mut sums {
-            *v = ldexp(*v, gain_exponent).min(f64::MAX);
+            *v = user_gain(*v, gain_exponent);
         }
     }
     sums

@@ -62,10 +62,9 @@ impl Units {
         ldexp(value, -self.gain_exponent())
     }
 
-    /// A gain of the fit in the user's units (saturating at the largest
-    /// `f64`, as the gain importances).
+    /// A gain of the fit in the user's units.
     pub fn gain_in_user_units(&self, value: f64) -> f64 {
-        ldexp(value, self.gain_exponent()).min(f64::MAX)
+        user_gain(value, self.gain_exponent())
     }
 
     /// A hessian sum in the fit's units.
@@ -132,6 +131,13 @@ fn exponent(v: f64) -> i32 {
     } else {
         frexp(v).1
     }
+}
+
+/// A gain of a fit whose gains are `2^gain_exponent` of the user's, in the
+/// user's units, saturating at the largest `f64` (a sum of gains then never
+/// becomes infinite).
+pub fn user_gain(value: f64, gain_exponent: i32) -> f64 {
+    ldexp(value, gain_exponent).min(f64::MAX)
 }
 
 /// `x · 2^e`, rounded once (exact whenever the result is a normal number);
