@@ -298,17 +298,8 @@ class SparseBoostSelectorCV(
         rankings = {}
         unpenalised = None
         if "unpenalised" in orders or "rfe" in orders:
-            plain = clone(template).set_params(penalty="none", max_selected_features=None)
-            # Only the ranking's prefixes are read, and they settle long
-            # before the loss does: the fit stops once they stand still.
-            # (Stopped early on a hold-out of the fold's rows instead, its
-            # ranking lost 0.03-0.08 AUC on Arcene and Dorothea:
-            # benches/results/selection_quality_issue28_*.)
-            d = rows.X.shape[1]
             depths = [*self._budgets(cap), *([RFE_START_FACTOR * cap] if "rfe" in orders else [])]
-            settled = _stop_when_settled(d, [min(k, d) for k in depths], RANKING_PATIENCE)
-            plain.set_params(callbacks=[*(template.callbacks or ()), settled])
-            unpenalised = _by_importance(rows.fit(plain), np.arange(d))
+            _, unpenalised = _ranked_by_gain(template, rows, depths)
         for name in orders:
             if name == "entry":
                 rankings[name] = np.concatenate([entry, extension])
@@ -391,17 +382,12 @@ class SparseBoostSelectorCV(
         feature for splits that fit noise in the training rows."""
         rng = np.random.default_rng(resolve_seed(self.random_state, False))
         classifier = is_classifier(template)
+        # (Held is None with one row or query: the drops are then all 0.)
         inner, held = rows.split(template.validation_fraction, rng, stratify=classifier)
-        if held is None:  # one row (query) only: nothing to hold out
-            inner = rows
-        d = rows.X.shape[1]
-        depth = min(PERMUTATION_FACTOR * cap, d)
-        plain = clone(template).set_params(penalty="none", max_selected_features=None)
-        settled = _stop_when_settled(d, [depth], RANKING_PATIENCE)
-        plain.set_params(callbacks=[*(template.callbacks or ()), settled])
-        model = inner.fit(plain)
+        depth = PERMUTATION_FACTOR * cap
+        model, ranking = _ranked_by_gain(template, inner, [depth])
         gain = model.get_feature_importance("gain")
-        candidates = _by_importance(model, np.arange(d))[:depth]
+        candidates = ranking[:depth]
         candidates = candidates[gain[candidates] > 0]
         try:
             drops = _permutation_drops(model, held, candidates, score, rng, PERMUTATION_REPEATS)
@@ -627,6 +613,23 @@ def _stop_at(cap: int):
         return report.n_features >= cap
 
     return stop
+
+
+def _ranked_by_gain(template, rows, depths):
+    """A booster without penalty on ``rows`` and all their features by its
+    gain importance. Only the ranking's first k features for k in
+    ``depths`` are read, and they settle long before the loss does: the
+    fit stops once they stand still (``RANKING_PATIENCE``). (Stopped early
+    on a hold-out of the rows instead, the unpenalised ranking lost
+    0.03-0.08 AUC on Arcene and Dorothea:
+    benches/results/selection_quality_issue28_*; the rounds the prefixes
+    take to settle: benches/results/ranking_settle.log.)"""
+    d = rows.X.shape[1]
+    settled = _stop_when_settled(d, [min(k, d) for k in depths], RANKING_PATIENCE)
+    plain = clone(template).set_params(penalty="none", max_selected_features=None)
+    plain.set_params(callbacks=[*(template.callbacks or ()), settled])
+    model = rows.fit(plain)
+    return model, _by_importance(model, np.arange(d))
 
 
 def _stop_when_settled(d: int, depths, patience: int):
