@@ -219,6 +219,35 @@ fn one_shard_is_the_single_machine_fit_bit_for_bit() {
 }
 
 #[test]
+fn one_shard_is_the_single_machine_fit_when_the_tests_screen_their_subsets() {
+    // 2000 rows and 3000 features with s = 3: subsets of 200 features (not
+    // the paper's 1000), p = 4·3000/200 = 60 of them, of which each node
+    // searches the 28 whose whole ranges test best.
+    for objective in [ObjectiveKind::SquaredError, ObjectiveKind::BinaryLogloss] {
+        let p = problem(2000, 3000, objective, 4);
+        for max_rows in [None, Some(500)] {
+            let params = BoosterParams {
+                penalty: PenaltyKind::Agbm,
+                mu: 0.01,
+                split_search: SplitSearch::GroupTesting,
+                gt_n_features: 3,
+                gt_max_rows: max_rows,
+                ..params(objective)
+            };
+            let (model, _) = sharded(&p, &params, &[p.n]);
+            let whole = single(&p, &params);
+            assert_eq!(model.gt_n_subsets, Some(60));
+            assert_eq!(
+                model.to_json(),
+                whole.to_json(),
+                "{objective:?} {max_rows:?}"
+            );
+            assert!(model.selected_features.contains(&0), "{objective:?}");
+        }
+    }
+}
+
+#[test]
 fn several_shards_find_the_planted_features_and_do_not_depend_on_threads() {
     for objective in OBJECTIVES {
         let p = problem(700, 12, objective, 5);

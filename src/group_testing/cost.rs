@@ -11,9 +11,10 @@
 //!   (the root and the smaller child of each split; J = `max_leaves`), `b̄`
 //!   the mean bins of a feature and F = [`FEATURE_OVERHEAD`];
 //! - group testing: the prefix cache, `n · (p·(L/K + 1) + d')` once; then,
-//!   while a new feature may enter, `p·⌈log₂L⌉` halvings per tree, each
-//!   `TEST_READS · R + 2·J·b_pseudo`, and at most p candidates scanned
-//!   exactly; once Ω holds `max_features` features (no bags) a tree scans
+//!   while a new feature may enter, `m·⌈log₂L⌉` halvings per tree, each
+//!   `TEST_READS · R + 2·J·b_pseudo`, and at most m candidates scanned
+//!   exactly, where m ≤ p subsets are searched (when m < p, each of the p
+//!   subsets' whole ranges is tested first: half a halving each); once Ω holds `max_features` features (no bags) a tree scans
 //!   only Ω. With `max_features = B` the tests are expected to run in the
 //!   first `min(T, B)` trees (at least one new feature per tree; usually
 //!   several enter at once) and Ω to hold B features, otherwise in all T
@@ -137,6 +138,8 @@ impl SearchCost {
         let s = params.gt_n_features.clamp(1, d);
         let plan = plan(data.n_rows, d, s, params.gt_delta);
         let (p, len) = (plan.n_subsets as f64, plan.subset_len as f64);
+        let searched = plan.n_searched as f64;
+        let screened = if searched < p { p / 2.0 } else { 0.0 };
         let halvings = len.log2().ceil().max(0.0);
         let pseudo_bins = (n / 8.0).clamp(8.0, 64.0);
         let cache = n * (p * (len / CHECKPOINT as f64 + 1.0) + d as f64);
@@ -145,8 +148,9 @@ impl SearchCost {
             .filter(|_| params.feature_bags.is_none());
         let open_trees = budget.map_or(trees, |b| trees.min(b as f64));
         let omega = (budget.unwrap_or(s) as f64).min(d as f64);
-        let tests = p * halvings * (TEST_READS * rows + 2.0 * leaves * pseudo_bins);
-        let open_tree = tests + (p.min(d as f64) + omega) * per_feature;
+        let tests =
+            (searched * halvings + screened) * (TEST_READS * rows + 2.0 * leaves * pseudo_bins);
+        let open_tree = tests + (searched.min(d as f64) + omega) * per_feature;
         let closed_tree = omega * per_feature;
         let group_testing = cache + open_trees * open_tree + (trees - open_trees) * closed_tree;
         SearchCost {

@@ -8,6 +8,8 @@
 //!   subset's order, so a contiguous range's pseudo-feature costs O(1) a row;
 //! - [`excluded`]: used features taken out of the pseudo-features;
 //! - [`cost`]: the rule of `split_search = "auto"`;
+//! - [`screening`]: which subsets a node searches, by a test of each
+//!   subset's whole range;
 //! - [`search`]: the group test (best split gain of a pseudo-feature on a
 //!   node's rows) and the binary search that yields the candidate set.
 //!
@@ -17,6 +19,7 @@
 pub mod cost;
 pub mod excluded;
 pub mod prefix_cache;
+pub mod screening;
 pub mod search;
 pub mod subsets;
 

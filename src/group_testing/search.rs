@@ -1,6 +1,7 @@
 //! The group test and the binary search over one subset.
 
 use super::prefix_cache::SumWord;
+use super::screening::most_promising;
 use super::{Excluded, PrefixCache};
 use crate::binning::BinnedData;
 use crate::histogram::{fill_bins, HistBin, NodeGradients};
@@ -195,21 +196,47 @@ pub fn search_subset<W: SumWord>(
     cache.subsets()[g][lo] as usize
 }
 
-/// The candidate set C: the survivor of every subset's search, ascending
-/// and without repeats. Subsets are searched in parallel.
-pub fn candidate_features(cache: &PrefixCache, node: &GroupTestNode) -> Vec<usize> {
+/// The candidate set C: the survivor of the search of each of the
+/// `n_searched` subsets whose whole range tests best (every subset when
+/// there are no more; see [`super::screening`]), ascending and without
+/// repeats. Subsets are tested and searched in parallel.
+pub fn candidate_features(
+    cache: &PrefixCache,
+    node: &GroupTestNode,
+    n_searched: usize,
+) -> Vec<usize> {
     let mut found = if cache.is_wide() {
-        search_all::<u32>(cache, node)
+        search_all::<u32>(cache, node, n_searched)
     } else {
-        search_all::<u16>(cache, node)
+        search_all::<u16>(cache, node, n_searched)
     };
     found.sort_unstable();
     found.dedup();
     found
 }
 
-fn search_all<W: SumWord>(cache: &PrefixCache, node: &GroupTestNode) -> Vec<usize> {
-    (0..cache.subsets().len())
+fn search_all<W: SumWord>(
+    cache: &PrefixCache,
+    node: &GroupTestNode,
+    n_searched: usize,
+) -> Vec<usize> {
+    let p = cache.subsets().len();
+    let searched = if n_searched >= p {
+        (0..p).collect()
+    } else {
+        let len = cache.subset_len();
+        let gains: Vec<f64> = (0..p)
+            .into_par_iter()
+            .map_init(Vec::<W>::new, |whole, g| {
+                whole.clear();
+                cache.prefix_sums(g, len, node.rows, whole);
+                node.excluded.subtract(cache, g, 0, len, node.rows, whole);
+                pseudo_feature_gain(whole, node)
+            })
+            .collect();
+        most_promising(&gains, n_searched)
+    };
+    searched
         .into_par_iter()
         .map_init(SearchBuffers::<W>::default, |buf, g| {
             search_subset(cache, g, node, buf)
@@ -218,14 +245,16 @@ fn search_all<W: SumWord>(cache: &PrefixCache, node: &GroupTestNode) -> Vec<usiz
 }
 
 /// The candidates at the root of a squared-error fit of `y` (all rows, the
-/// first tree's gradients), with `excluded` left out of the pseudo-features:
-/// what the paper's Figure 1 measures.
+/// first tree's gradients), with `excluded` left out of the pseudo-features,
+/// searching the `n_searched` subsets that test best: what the paper's
+/// Figure 1 measures.
 pub fn squared_error_root_candidates(
     data: &BinnedData,
     y: &[f64],
     cache: &PrefixCache,
     excluded: &Excluded,
     min_samples_leaf: u32,
+    n_searched: usize,
 ) -> Vec<usize> {
     let n = y.len();
     let mean = y.iter().sum::<f64>() / n as f64;
@@ -251,14 +280,14 @@ pub fn squared_error_root_candidates(
         },
         excluded,
     };
-    candidate_features(cache, &node)
+    candidate_features(cache, &node, n_searched)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::binning::bin_matrix;
-    use crate::group_testing::{draw_subsets, Excluded};
+    use crate::group_testing::{draw_planned, draw_subsets, n_subsets, Excluded};
     use crate::interrupt::never;
     use crate::rng::Rng;
 
@@ -267,7 +296,7 @@ mod tests {
         let data = bin_matrix(x, y.len(), d, 255, 200_000, 0, &never).unwrap();
         let subsets = draw_subsets(d, s, 0.1, seed).unwrap();
         let cache = PrefixCache::build(&data, subsets, &never).unwrap();
-        squared_error_root_candidates(&data, y, &cache, &Excluded::new(&cache), 20)
+        squared_error_root_candidates(&data, y, &cache, &Excluded::new(&cache), 20, usize::MAX)
     }
 
     #[test]
@@ -308,8 +337,40 @@ mod tests {
         let subsets = draw_subsets(d, 1, 0.1, 0).unwrap();
         let cache = PrefixCache::build(&data, subsets, &never).unwrap();
         assert!(cache.is_wide());
-        let found = squared_error_root_candidates(&data, &y, &cache, &Excluded::new(&cache), 5);
+        let found =
+            squared_error_root_candidates(&data, &y, &cache, &Excluded::new(&cache), 5, usize::MAX);
         assert_eq!(found, vec![planted]);
+    }
+
+    #[test]
+    fn screening_searches_the_subsets_whose_whole_range_tests_best() {
+        // 400 rows, 2000 features, s = 10: subsets of 40 features, p = 200,
+        // of which the paper's 126 that test best are searched (the plan
+        // screens only on more rows; the search takes any number).
+        let (n, d, planted) = (400, 2000, 1234);
+        let mut rng = Rng::new(8);
+        let x: Vec<f64> = (0..n * d).map(|_| rng.next_f64()).collect();
+        let y: Vec<f64> = (0..n)
+            .map(|i| 2.0 * (x[i * d + planted] > 0.5) as u8 as f64 + 0.3 * rng.next_f64())
+            .collect();
+        let data = bin_matrix(&x, n, d, 255, 200_000, 0, &never).unwrap();
+        let (subsets, _) = draw_planned(n, d, 10, 0.1, 1).unwrap();
+        let searched = n_subsets(10, 0.1);
+        assert_eq!((subsets.len(), searched), (200, 126));
+        let holding: Vec<usize> = (0..subsets.len())
+            .filter(|&g| subsets[g].contains(&(planted as u32)))
+            .collect();
+        assert!(!holding.is_empty());
+        let cache = PrefixCache::build(&data, subsets, &never).unwrap();
+        let excluded = Excluded::new(&cache);
+        let found = squared_error_root_candidates(&data, &y, &cache, &excluded, 5, searched);
+        assert!(found.contains(&planted), "{found:?}");
+        assert!(found.len() <= searched);
+        // Screened down to as many subsets as hold the planted feature, the
+        // search still finds it (the subsets of weakest whole ranges would not).
+        let few = squared_error_root_candidates(&data, &y, &cache, &excluded, 5, holding.len());
+        assert!(few.contains(&planted), "{few:?}");
+        assert!(few.len() <= holding.len());
     }
 
     /// The search as the paper states it: both halves summed on their own.

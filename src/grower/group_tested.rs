@@ -29,6 +29,8 @@ pub(crate) struct LocalTests {
     excluded: Excluded,
     /// `gt_max_rows`.
     max_rows: Option<usize>,
+    /// Subsets a node searches (`group_testing::screening`).
+    n_searched: usize,
 }
 
 impl LocalTests {
@@ -38,12 +40,13 @@ impl LocalTests {
         params: &BoosterParams,
         should_stop: &ShouldStop,
     ) -> Result<Self> {
-        let subsets = draw_subsets_over(&data.splittable, data.n_rows, params)?;
+        let (subsets, n_searched) = draw_subsets_over(&data.splittable, data.n_rows, params)?;
         let cache = PrefixCache::build(data, subsets, should_stop)?;
         Ok(LocalTests {
             excluded: Excluded::new(&cache),
             cache,
             max_rows: params.gt_max_rows,
+            n_searched,
         })
     }
 
@@ -83,19 +86,20 @@ impl LocalTests {
                 excluded: &self.excluded,
             },
         };
-        candidate_features(&self.cache, &node)
+        candidate_features(&self.cache, &node, self.n_searched)
     }
 }
 
-/// The subsets of a fit with `params` over `n_rows` rows, drawn over the
-/// features that can split (all of them when none can): a constant one
+/// The subsets of a fit with `params` over `n_rows` rows, and how many of
+/// them a node searches (`group_testing::plan`), drawn over the features
+/// that can split (all of them when none can): a constant one
 /// (an all-zero column of sparse data) adds the same to every row of a
 /// pseudo-feature and can never be a candidate.
 pub(crate) fn draw_subsets_over(
     splittable: &[bool],
     n_rows: usize,
     params: &BoosterParams,
-) -> Result<Vec<Vec<u32>>> {
+) -> Result<(Vec<Vec<u32>>, usize)> {
     let d = splittable.len();
     // Categorical features are scanned exactly at every node instead: a
     // sum of codes means nothing.
@@ -109,13 +113,14 @@ pub(crate) fn draw_subsets_over(
         splittable
     };
     let s = params.gt_n_features.clamp(1, pool.len().max(1));
-    let mut subsets = draw_planned(n_rows, pool.len(), s, params.gt_delta, params.seed)?;
+    let (mut subsets, n_searched) =
+        draw_planned(n_rows, pool.len(), s, params.gt_delta, params.seed)?;
     for subset in &mut subsets {
         for f in subset.iter_mut() {
             *f = pool[*f as usize];
         }
     }
-    Ok(subsets)
+    Ok((subsets, n_searched))
 }
 
 /// Evenly spaced rows of a large node, with their gradients, for its group

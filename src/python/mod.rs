@@ -461,6 +461,7 @@ fn group_testing_candidates<'py>(
             &cache,
             &excluded,
             min_samples_leaf,
+            usize::MAX, // the paper's subsets: every one is searched
         );
         Ok((found, n_subsets, cache.memory_bytes()))
     })
