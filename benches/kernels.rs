@@ -8,7 +8,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sparseboost::binning::{bin_matrix, BinnedData};
 use sparseboost::group_testing::{
-    candidate_features, draw_subsets, Excluded, GroupTestNode, PrefixCache,
+    candidate_features, draw_planned, draw_subsets, Excluded, GroupTestNode, PrefixCache,
 };
 use sparseboost::histogram::{HistLayout, Histogram, NodeGradients, NodeRows, RowSlots};
 use sparseboost::interrupt::never;
@@ -201,7 +201,20 @@ fn group_testing(c: &mut Criterion) {
             excluded: &excluded,
         };
         group.bench_function(BenchmarkId::new("root_candidates", &id), |b| {
-            b.iter(|| candidate_features(&cache, black_box(&root)))
+            b.iter(|| candidate_features(&cache, black_box(&root), usize::MAX))
+        });
+        // The fit's own plan: on 6000 rows, subsets of 600 features, the
+        // paper's p of them searched after each whole range's test.
+        let (planned, n_searched) = draw_planned(n, d, s, 0.1, 0).unwrap();
+        let planned = PrefixCache::build(&data, planned, &never).unwrap();
+        let excluded = Excluded::new(&planned);
+        let root = GroupTestNode {
+            excluded: &excluded,
+            ..root
+        };
+        let id = format!("{id}/p={}/searched={n_searched}", planned.subsets().len());
+        group.bench_function(BenchmarkId::new("root_candidates_planned", &id), |b| {
+            b.iter(|| candidate_features(&planned, black_box(&root), n_searched))
         });
     }
     group.finish();
