@@ -16,6 +16,10 @@ Run from the project root::
 
     python benches/gt_scaling.py                     # 5 rounds, d = 5000, 10000
     python benches/gt_scaling.py --rounds 1 --lightgbm
+    python benches/gt_scaling.py --d 5000,100000 --dtype float32   # the issue-26 target
+
+Each GT-GBM fit's first three selected features are printed (the planted
+ones are 0, 1 and 2).
 """
 
 from __future__ import annotations
@@ -66,26 +70,33 @@ def seconds_to_fit(model, X, y):
     return time.perf_counter() - start
 
 
+def first_selected(model):
+    """The first three features a sparseboost fit selected ("-" for others)."""
+    chosen = getattr(model, "selected_features_", None)
+    return "-" if chosen is None else ",".join(str(f) for f in chosen[:3])
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=6000)
     p.add_argument("--d", type=lambda t: [int(v) for v in t.split(",")], default=[5000, 10000])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--lightgbm", action="store_true")
+    p.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     args = p.parse_args(argv)
     print("$ python " + shlex.join(sys.argv), flush=True)
-    data = {d: make_synthetic(args.n, d, random_state=0) for d in args.d}
+    dtype = np.dtype(args.dtype)
+    data = {d: make_synthetic(args.n, d, random_state=0, dtype=dtype) for d in args.d}
     makers = {"gt-gbm": gt_model} | ({"lightgbm": lightgbm_model} if args.lightgbm else {})
     times = {(lib, d): [] for lib in makers for d in args.d}
     for r in range(args.rounds):
+        fits = []
         for lib, make in makers.items():
             for d in args.d:
-                times[lib, d].append(seconds_to_fit(make(), *data[d]))
-        print(
-            f"round {r + 1}: "
-            + ", ".join(f"{lib} d={d} {t[-1]:.2f} s" for (lib, d), t in times.items()),
-            flush=True,
-        )
+                model = make()
+                times[lib, d].append(seconds_to_fit(model, *data[d]))
+                fits.append(f"{lib} d={d} {times[lib, d][-1]:.2f} s [{first_selected(model)}]")
+        print(f"round {r + 1}: " + ", ".join(fits), flush=True)
     base = args.d[0]
     print(
         f"\nn = {args.n}, {args.rounds} rounds; fit seconds (median) and time ratio to d = {base}"
