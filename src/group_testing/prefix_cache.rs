@@ -54,6 +54,8 @@ pub const MIN_NARROW_LEVELS: usize = 15;
 pub trait SumWord: Copy + Default + Ord + Send + Sync + 'static {
     /// The largest value.
     const MAX: Self;
+    /// Zero.
+    const ZERO: Self;
     /// Bits of fixed point when mapping a range of values onto bins (the
     /// word's own width, so any range keeps a non-zero scale).
     const SHIFT: u32;
@@ -73,6 +75,7 @@ macro_rules! sum_word {
     ($word:ty, $variant:ident) => {
         impl SumWord for $word {
             const MAX: Self = <$word>::MAX;
+            const ZERO: Self = 0;
             const SHIFT: u32 = <$word>::BITS;
             #[inline]
             fn from_level(level: u8) -> Self {
@@ -249,6 +252,31 @@ impl PrefixCache {
             .unwrap_or_else(|| panic!("position {k} is not a checkpoint"));
         let column = self.column::<W>(g, c);
         out.extend(rows.iter().map(|&r| column[r as usize]));
+    }
+
+    /// As [`PrefixCache::prefix_sums`] into `at`, and in the same pass
+    /// their differences from `start` (the prefix sums at an earlier
+    /// checkpoint, at the same rows) into `since`: the range between.
+    pub fn prefix_sums_since<W: SumWord>(
+        &self,
+        g: usize,
+        k: usize,
+        rows: &[u32],
+        start: &[W],
+        at: &mut Vec<W>,
+        since: &mut Vec<W>,
+    ) {
+        let c = self
+            .checkpoint(k)
+            .unwrap_or_else(|| panic!("position {k} is not a checkpoint"));
+        let column = self.column::<W>(g, c);
+        at.reserve(rows.len());
+        since.reserve(rows.len());
+        for (&r, &s) in rows.iter().zip(start) {
+            let z = column[r as usize];
+            at.push(z);
+            since.push(z.wrapping_sub(s));
+        }
     }
 
     /// The sum of the levels of positions `lo..hi` of subset `g` at each of

@@ -39,11 +39,40 @@ pub struct GroupTestNode<'a> {
 /// The group test: the best split gain of a pseudo-feature, given by its
 /// value at each of the node's rows (0 if it has no valid split).
 pub fn pseudo_feature_gain<W: SumWord>(values: &[W], node: &GroupTestNode) -> f64 {
-    let (min, max) = values
-        .iter()
-        .fold((W::MAX, W::default()), |(a, b), &z| (a.min(z), b.max(z)));
-    let Some(bins) = PseudoBins::new(min.widen(), max.widen(), values.len() as u64, W::SHIFT)
-    else {
+    let bounds = values.iter().fold(Bounds::EMPTY, |b, &z| b.with(z));
+    gain_within(values, bounds, node)
+}
+
+/// The smallest and largest of some pseudo-feature values.
+#[derive(Debug, Clone, Copy)]
+struct Bounds<W> {
+    min: W,
+    max: W,
+}
+
+impl<W: SumWord> Bounds<W> {
+    const EMPTY: Self = Bounds {
+        min: W::MAX,
+        max: W::ZERO,
+    };
+
+    #[inline]
+    fn with(self, z: W) -> Self {
+        Bounds {
+            min: self.min.min(z),
+            max: self.max.max(z),
+        }
+    }
+}
+
+/// [`pseudo_feature_gain`] of values whose bounds are known.
+fn gain_within<W: SumWord>(values: &[W], bounds: Bounds<W>, node: &GroupTestNode) -> f64 {
+    let Some(bins) = PseudoBins::new(
+        bounds.min.widen(),
+        bounds.max.widen(),
+        values.len() as u64,
+        W::SHIFT,
+    ) else {
         return 0.0;
     };
     // The last slot is the (empty) NaN bin the split finder expects.
@@ -64,6 +93,10 @@ pub struct PseudoBins {
     pub n_bins: u32,
     scale: u128,
     shift: u32,
+    /// `(max − min)·scale` fits 64 bits (always with 16-bit sums), so the
+    /// bins can be computed in `u64`: the same bins, without a 128-bit
+    /// multiplication per row.
+    narrow: bool,
 }
 
 impl PseudoBins {
@@ -83,6 +116,7 @@ impl PseudoBins {
             n_bins,
             scale,
             shift,
+            narrow: u128::from(max - min) * scale <= u128::from(u64::MAX),
         })
     }
 
@@ -102,9 +136,16 @@ impl PseudoBins {
     /// Add each row's gradients (`grads`, in the order of `values`) to the
     /// bin of its value in `hist` (`n_bins + 1` bins).
     pub fn fill<W: SumWord>(&self, values: &[W], grads: NodeGradients, hist: &mut [HistBin]) {
-        let to_bin = |z: W| ((u128::from(z.widen() - self.min) * self.scale) >> self.shift) as u8;
         // Pseudo-feature sums spread over their bins: no interleaved copies.
-        fill_bins(hist, values.iter().map(|&z| to_bin(z)), grads, false);
+        if self.narrow {
+            let (min, scale, shift) = (self.min, self.scale as u64, self.shift);
+            let to_bin = |z: W| (((z.widen() - min) * scale) >> shift) as u8;
+            fill_bins(hist, values.iter().map(|&z| to_bin(z)), grads, false);
+        } else {
+            let to_bin =
+                |z: W| ((u128::from(z.widen() - self.min) * self.scale) >> self.shift) as u8;
+            fill_bins(hist, values.iter().map(|&z| to_bin(z)), grads, false);
+        }
     }
 }
 
@@ -160,27 +201,24 @@ pub fn search_subset<W: SumWord>(
         buf.left.clear();
         if from_cache {
             buf.at_cut.clear();
-            cache.prefix_sums(g, mid, rows, &mut buf.at_cut);
-            buf.left.extend(
-                buf.at_cut
-                    .iter()
-                    .zip(&buf.start)
-                    .map(|(&end, &start)| end.wrapping_sub(start)),
-            );
+            cache.prefix_sums_since(g, mid, rows, &buf.start, &mut buf.at_cut, &mut buf.left);
         } else {
             cache.direct_sums(g, lo, mid, rows, &mut buf.left);
         }
         node.excluded
             .subtract(cache, g, lo, mid, rows, &mut buf.left);
+        // The right half and both halves' bounds in one pass.
+        let (mut left_bounds, mut right_bounds) = (Bounds::EMPTY, Bounds::EMPTY);
         buf.right.clear();
-        buf.right.extend(
-            buf.whole
-                .iter()
-                .zip(&buf.left)
-                .map(|(&whole, &left)| whole.wrapping_sub(left)),
-        );
-        let left_gain = pseudo_feature_gain(&buf.left, node);
-        let right_gain = pseudo_feature_gain(&buf.right, node);
+        buf.right
+            .extend(buf.whole.iter().zip(&buf.left).map(|(&whole, &left)| {
+                let right = whole.wrapping_sub(left);
+                left_bounds = left_bounds.with(left);
+                right_bounds = right_bounds.with(right);
+                right
+            }));
+        let left_gain = gain_within(&buf.left, left_bounds, node);
+        let right_gain = gain_within(&buf.right, right_bounds, node);
         if left_gain >= right_gain {
             hi = mid;
             std::mem::swap(&mut buf.whole, &mut buf.left);
