@@ -103,6 +103,21 @@ def test_same_model_with_one_or_two_threads(wide_synthetic, gt_max_rows):
     assert one._model.to_json() == two._model.to_json()
 
 
+def test_many_rows_screen_the_subsets_and_still_find_the_planted_features():
+    """2000 rows and 10000 features (s = 3): subsets of 200 features, 200
+    of them, each node searching only the 28 whose whole ranges test best.
+    The planted features come first, whatever the threads. (With the
+    screening's ranking reversed this fit still found them, so which
+    subsets are searched is tested in Rust: group_testing::search and
+    tests/distributed.rs.)"""
+    X, y = make_synthetic(2000, 10000, random_state=2, dtype=np.float32)
+    params = {"n_estimators": 15, "subsample": 0.8}
+    gt = gt_regressor(**params, n_jobs=2).fit(X, y)
+    assert gt.gt_n_subsets_ == 200
+    assert set(gt.selected_features_[:3]) == set(RELEVANT_FEATURES)
+    assert gt_regressor(**params, n_jobs=1).fit(X, y)._model.to_json() == gt._model.to_json()
+
+
 def test_group_tests_on_a_row_sample(wide_synthetic):
     """Large nodes tested on 1000 of their rows still find x0, x1, x2; a cap
     above the number of rows changes nothing."""
