@@ -14,11 +14,12 @@
 //!   while a new feature may enter, `m·⌈log₂L⌉` halvings per tree, each
 //!   `TEST_READS · R + 2·J·b_pseudo`, and at most m candidates scanned
 //!   exactly, where m ≤ p subsets are searched (when m < p, each of the p
-//!   subsets' whole ranges is tested first: half a halving each); once Ω holds `max_features` features (no bags) a tree scans
-//!   only Ω. With `max_features = B` the tests are expected to run in the
-//!   first `min(T, B)` trees (at least one new feature per tree; usually
-//!   several enter at once) and Ω to hold B features, otherwise in all T
-//!   trees with Ω of s = `gt_n_features` features.
+//!   subsets' whole ranges is tested first: half a halving each); once Ω
+//!   holds `max_features` features (no bags) a tree scans only Ω. With
+//!   `max_features = B` the tests are expected to run in the first
+//!   `min(T, B)` trees (at least one new feature per tree; usually several
+//!   enter at once) and Ω to hold B features, otherwise in all T trees with
+//!   Ω of s = `gt_n_features` features.
 //!
 //! Group testing is chosen when its expected work is below [`MARGIN`] times
 //! exhaustive search's, and a tree that runs tests costs at most
