@@ -541,33 +541,42 @@ impl<'a> TreeGrower<'a> {
     ) -> Result<()> {
         let c = self.constraints;
         root.found = self.choice.found(root.segment, root.stats, c, source)?;
-        self.evaluate_root_features(source, root, None, selection)?;
+        self.evaluate_root_features(source, root, selection)?;
         if root.best.is_some() || !self.choice.rescues_root() {
             return Ok(());
         }
-        let mut all = self.take_hist();
-        source.histogram(root.segment, features, &self.layout, &mut all)?;
-        let candidates =
-            split_candidates(&all, &self.layout, self.mappers, features, root.stats, &c);
+        // Scanned in blocks of features, each in a histogram of its own:
+        // one of all d features would be d·256 bins (614 MB at d = 100000),
+        // zeroed for a single scan. The candidates come in the same order.
+        let mut candidates = Vec::new();
+        for block in features.chunks(RESCUE_BLOCK) {
+            let layout = HistLayout::listed(self.mappers, block);
+            let mut hist = Histogram::zeros(&layout);
+            source.histogram(root.segment, block, &layout, &mut hist)?;
+            candidates.extend(split_candidates(
+                &hist,
+                &layout,
+                self.mappers,
+                block,
+                root.stats,
+                &c,
+            ));
+        }
         let best = best_feature(&candidates, selection, self.params.min_gain);
         if let Some(f) = best {
             root.found.push(f);
             root.found.sort_unstable();
-            // The sums the source would compute again.
-            self.evaluate_root_features(source, root, Some(&all), selection)?;
+            self.evaluate_root_features(source, root, selection)?;
         }
-        self.recycle(all, None);
         Ok(())
     }
 
-    /// The root's histogram over the features it considers (from `all`, a
-    /// histogram of the full layout holding them, or from the source) and
-    /// its best split.
+    /// The root's histogram over the features it considers and its best
+    /// split.
     fn evaluate_root_features<S: NodeSource>(
         &mut self,
         source: &mut S,
         root: &mut OpenLeaf,
-        all: Option<&Histogram>,
         selection: &TreeSelection,
     ) -> Result<()> {
         let features = self
@@ -575,15 +584,7 @@ impl<'a> TreeGrower<'a> {
             .node_features(selection.used_in_order(), &[&root.found]);
         let layout = HistLayout::listed(self.mappers, &features);
         let mut hist = Histogram::zeros(&layout);
-        match all {
-            Some(all) => {
-                for &f in &features {
-                    let range = layout.range(f);
-                    hist.bins[range].copy_from_slice(all.feature(&self.layout, f));
-                }
-            }
-            None => source.histogram(root.segment, &features, &layout, &mut hist)?,
-        }
+        source.histogram(root.segment, &features, &layout, &mut hist)?;
         let candidates = split_candidates(
             &hist,
             &layout,
@@ -597,6 +598,10 @@ impl<'a> TreeGrower<'a> {
         Ok(())
     }
 }
+
+/// Features per block of the root's rescue scan (see
+/// `evaluate_root_per_node`): 4096 features of 256 bins are 25 MB.
+const RESCUE_BLOCK: usize = 4096;
 
 /// The feature of the best of a root's `candidates` under the penalty, if
 /// it beats `min_gain` (the first one on ties): the root's rescue when its
