@@ -118,6 +118,21 @@ def test_many_rows_screen_the_subsets_and_still_find_the_planted_features():
     assert gt_regressor(**params, n_jobs=1).fit(X, y)._model.to_json() == gt._model.to_json()
 
 
+def test_a_root_without_a_split_is_rescued_by_a_scan_of_every_feature():
+    """Group tests on 10 rows find nothing that beats the penalty, so the
+    root is scanned over all 5000 features, in blocks of 4096: the one
+    relevant feature, in the second block, is the one exhaustive search
+    splits on."""
+    rng = np.random.default_rng(0)
+    X = rng.random((600, 5000))
+    y = 3.0 * (X[:, 4500] > 0.5) + 0.3 * rng.standard_normal(600)
+    params = {"penalty": "agbm", "mu": 0.3, "n_estimators": 1, "max_leaves": 2}
+    gt = gt_regressor(**params, gt_max_rows=10).fit(X, y)
+    exhaustive = gt_regressor(**params, split_search="exhaustive").fit(X, y)
+    assert list(gt.selected_features_) == list(exhaustive.selected_features_) == [4500]
+    np.testing.assert_array_equal(gt.predict(X), exhaustive.predict(X))
+
+
 def test_group_tests_on_a_row_sample(wide_synthetic):
     """Large nodes tested on 1000 of their rows still find x0, x1, x2; a cap
     above the number of rows changes nothing."""
