@@ -10,6 +10,14 @@ rounds is printed, with how many features each prefix then shares with the
 prefix after all rounds. Run from the project root::
 
     python benches/ranking_settle.py
+    python benches/ranking_settle.py --penalised
+
+``--penalised``: the same for the penalised ordering fit (mu="0.05*mu_max",
+at most 20 features), whose entry order and gain ranking of the entered
+features are read. Its prefixes need not fill (a penalty may admit fewer
+than 20 features), so the rule is only that none has changed for P rounds.
+Also printed: how many of the features that entered in all rounds had
+entered by the stop.
 """
 
 from __future__ import annotations
@@ -33,7 +41,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", default="madelon,dexter,adult,arcene,dorothea")
     parser.add_argument("--patiences", default="10,20,30,50")
+    parser.add_argument("--penalised", action="store_true")
     args = parser.parse_args()
+    if args.penalised:
+        return penalised(args)
     for name in args.datasets.split(","):
         X, y, _, _ = splits(name)[0][0]
         train, _ = next(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
@@ -55,6 +66,43 @@ def main():
             )
 
 
+def penalised(args):
+    for name in args.datasets.split(","):
+        X, y, _, _ = splits(name)[0][0]
+        train, _ = next(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+        rounds = []
+
+        def record(report):
+            rounds.append((np.asarray(report.split_features), np.asarray(report.split_gains)))
+            return False
+
+        model = sb.SparseBoostClassifier(
+            **PROTOCOL, mu="0.05*mu_max", max_selected_features=DEPTHS[-1], random_state=0
+        )
+        model.set_params(callbacks=[record]).fit(X[train], y[train])
+        gains = np.zeros((len(rounds), X.shape[1]))
+        for r, (features, split_gains) in enumerate(rounds):
+            np.add.at(gains[r], features, split_gains)
+        ranked = [ranking(g) for g in np.cumsum(gains, axis=0)]
+        final, entered = ranked[-1], model.selected_features_
+        print(
+            f"{name}: {X[train].shape[0]} x {X.shape[1]}, {len(ranked)} rounds, "
+            f"{entered.size} features entered",
+            flush=True,
+        )
+        for patience in (int(p) for p in args.patiences.split(",")):
+            stop = settled_round(ranked, patience, full=False)
+            if stop is None:
+                print(f"  P={patience}: no stop")
+                continue
+            shared = [len(set(ranked[stop][:k]) & set(final[:k])) for k in DEPTHS]
+            print(
+                f"  P={patience}: stops after {stop + 1} rounds, {ranked[stop].size} of "
+                f"{entered.size} entered; gain prefixes shared with the last round's at "
+                f"k={','.join(map(str, DEPTHS))}: {shared}"
+            )
+
+
 def per_round_gains(model, d):
     """(rounds, d): each round's split gains per feature, from the model file."""
     trees = json.loads(model._model.to_json())["trees"]
@@ -72,15 +120,15 @@ def ranking(gain):
     return used[np.argsort(-gain[used], kind="stable")]
 
 
-def settled_round(ranked, patience):
+def settled_round(ranked, patience, full=True):
     """The first round at which every prefix has stood for ``patience``
-    rounds and the deepest is full (the selector's rule), or None."""
+    rounds and (``full``) the deepest is full (the selector's rule), or None."""
     last, since = None, 0
     for r, order in enumerate(ranked):
         prefixes = tuple(frozenset(order[:k].tolist()) for k in DEPTHS)
         since = since + 1 if prefixes == last else 0
         last = prefixes
-        if since >= patience and order.size >= DEPTHS[-1]:
+        if since >= patience and (order.size >= DEPTHS[-1] or not full) and order.size:
             return r
     return None
 

@@ -11,6 +11,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sparseboost import SparseBoostClassifier, SparseBoostRegressor, SparseBoostSelectorCV
 from sparseboost.selector_cv import (
+    PENALISED_PATIENCE,
     RANKING_PATIENCE,
     REFIT_PATIENCE,
     REFIT_STOP_MIN_ROWS,
@@ -221,6 +222,36 @@ def test_the_unpenalised_ranking_fit_stops_early_with_the_full_fits_first_featur
         return set(np.argsort(-model.get_feature_importance("gain"), kind="stable")[:k])
 
     assert first(stopped, 3) == first(full, 3) == {3, 11, 20}
+
+
+def test_a_penalised_fit_may_stop_short_of_the_deepest_prefix_but_not_before_a_feature():
+    stop = _stop_when_settled(5, [1, 2, 5], 2, full=False)
+    rounds = [([], [])] * 3 + [([4], [2.0]), ([4], [1.0]), ([4], [1.0]), ([1], [0.5])]
+    said = [
+        stop(SimpleNamespace(split_features=np.array(f, dtype=int), split_gains=np.array(g)))
+        for f, g in rounds
+    ]
+    # No feature in the first three rounds: no stop, however long nothing
+    # changes. Then one feature of the five stands for two rounds.
+    assert said == [False] * 5 + [True, False]
+
+
+def test_the_penalised_ordering_fit_stops_once_its_ranking_settles_and_pickles():
+    X, y = _planted(13, n=800, d=40)
+    booster = _booster(n_estimators=300, mu="0.05*mu_max")
+    selector = SparseBoostSelectorCV(booster, max_selected_features=5, cv=2, order="entry")
+    selector.fit(X, y)
+    stopped = selector.ordering_estimator_
+    full = clone(booster).set_params(max_selected_features=5).fit(X, y)
+    assert PENALISED_PATIENCE < stopped.n_trees_ < 150 and full.n_trees_ == 300
+    # The rounds before the stop are the full fit's: its entries so far.
+    entered = stopped.selected_features_
+    np.testing.assert_array_equal(entered, full.selected_features_[: entered.size])
+    assert set(selector.ranking_["entry"][:3]) == {3, 11, 20}
+    # The kept model has the caller's callbacks, not the selector's.
+    assert stopped.callbacks is None
+    again = pickle.loads(pickle.dumps(selector))
+    np.testing.assert_array_equal(again.ordering_estimator_.predict(X), stopped.predict(X))
 
 
 def test_the_rfe_order_eliminates_down_to_the_planted_features():

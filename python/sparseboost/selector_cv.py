@@ -36,6 +36,11 @@ REFIT_STOP_MIN_ROWS = 1000
 # Rounds in which no budget's set of first features changed after which the
 # unpenalised ranking's fit stops.
 RANKING_PATIENCE = 20
+# The same for the penalised fit, whose entry order and gain ranking are
+# read. A penalty admits features seldom, so the rounds between entries are
+# longer: on Adult's training folds the second feature entered 28 rounds
+# after the first (benches/results/ranking_settle_penalised.log).
+PENALISED_PATIENCE = 30
 # Folds add their seconds to ``timings_`` from several threads.
 _TIMINGS = threading.Lock()
 # How each order ranks the features, from the fits it needs.
@@ -88,7 +93,9 @@ class SparseBoostSelectorCV(
         ``n_features`` (mean over folds of the features used: an order may
         rank fewer than the budget), ``mean_test_score``,
         ``std_test_score``, ``split{i}_test_score``, ``rank_test_score``.
-    ordering_estimator_ : the penalised booster fitted on all rows.
+    ordering_estimator_ : the penalised booster fitted on all rows,
+        stopped once its entry order and gain ranking stood still for 30
+        rounds (``PENALISED_PATIENCE``), as the folds' are.
     estimator_ : the booster refitted on the kept columns.
     timings_ : dict
         Seconds spent in ``ordering`` fits and in ``refits``.
@@ -287,7 +294,7 @@ class SparseBoostSelectorCV(
         """Each order's ranking of at most ``cap`` features, and the
         penalised fit (``score``: the CV's, for the "permutation" order)."""
         started = time.perf_counter()
-        penalised = rows.fit(clone(template).set_params(max_selected_features=cap))
+        penalised = _penalised_fit(template, rows, cap, self._budgets(cap))
         entry = penalised.selected_features_
         if entry.size == 0 and penalised.mu_max_:
             raise ValueError(
@@ -615,6 +622,22 @@ def _stop_at(cap: int):
     return stop
 
 
+def _penalised_fit(template, rows, cap, depths):
+    """The penalised booster on ``rows`` with at most ``cap`` features. Only
+    its entry order and its gain ranking of the first k entered features,
+    for k in ``depths``, are read: the fit stops once they stand still
+    (``PENALISED_PATIENCE``; a fit that admits fewer than ``cap`` features
+    is not waited for to fill them: the extension fits at smaller mu do)."""
+    d = rows.X.shape[1]
+    settled = _stop_when_settled(d, depths, PENALISED_PATIENCE, full=False)
+    model = clone(template).set_params(max_selected_features=cap)
+    model.set_params(callbacks=[*(template.callbacks or ()), settled])
+    model = rows.fit(model)
+    # It is kept (``ordering_estimator_``) and may be pickled: the caller's
+    # callbacks only.
+    return model.set_params(callbacks=template.callbacks)
+
+
 def _ranked_by_gain(template, rows, depths):
     """A booster without penalty on ``rows`` and all their features by its
     gain importance. Only the ranking's first k features for k in
@@ -632,11 +655,12 @@ def _ranked_by_gain(template, rows, depths):
     return model, _by_importance(model, np.arange(d))
 
 
-def _stop_when_settled(d: int, depths, patience: int):
+def _stop_when_settled(d: int, depths, patience: int, *, full: bool = True):
     """A callback that stops a fit once the set of its first k features
     by gain importance (ties by index, as ``_by_importance``) has not
-    changed for ``patience`` rounds, for every k in ``depths``, and the
-    deepest is full. Read from the rounds' splits, as the importances grow."""
+    changed for ``patience`` rounds, for every k in ``depths``, and (if
+    ``full``) the deepest is full, else at least one feature is used. Read
+    from the rounds' splits, as the importances grow."""
     gains = np.zeros(d)
     last = [None, 0]  # the prefix sets, and the rounds they have stood
 
@@ -647,7 +671,7 @@ def _stop_when_settled(d: int, depths, patience: int):
         prefixes = tuple(frozenset(ranked[:k].tolist()) for k in depths)
         last[1] = last[1] + 1 if prefixes == last[0] else 0
         last[0] = prefixes
-        return last[1] >= patience and ranked.size >= max(depths)
+        return last[1] >= patience and ranked.size >= (max(depths) if full else 1)
 
     return stop
 
