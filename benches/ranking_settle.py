@@ -52,18 +52,8 @@ def main():
         model.fit(X[train], y[train])
         gains = per_round_gains(model, X.shape[1])
         ranked = [ranking(g) for g in np.cumsum(gains, axis=0)]
-        final = ranked[-1]
         print(f"{name}: {X[train].shape[0]} x {X.shape[1]}, {len(ranked)} rounds", flush=True)
-        for patience in (int(p) for p in args.patiences.split(",")):
-            stop = settled_round(ranked, patience)
-            if stop is None:
-                print(f"  P={patience}: no stop")
-                continue
-            shared = [len(set(ranked[stop][:k]) & set(final[:k])) for k in DEPTHS]
-            print(
-                f"  P={patience}: stops after {stop + 1} rounds; shared with the last "
-                f"round's prefixes at k={','.join(map(str, DEPTHS))}: {shared}"
-            )
+        print_stops(ranked, args.patiences, full=True)
 
 
 def penalised(args):
@@ -84,22 +74,37 @@ def penalised(args):
         for r, (features, split_gains) in enumerate(rounds):
             np.add.at(gains[r], features, split_gains)
         ranked = [ranking(g) for g in np.cumsum(gains, axis=0)]
-        final, entered = ranked[-1], model.selected_features_
+        entered = model.selected_features_
         print(
             f"{name}: {X[train].shape[0]} x {X.shape[1]}, {len(ranked)} rounds, "
             f"{entered.size} features entered",
             flush=True,
         )
-        for patience in (int(p) for p in args.patiences.split(",")):
-            stop = settled_round(ranked, patience, full=False)
-            if stop is None:
-                print(f"  P={patience}: no stop")
-                continue
-            shared = [len(set(ranked[stop][:k]) & set(final[:k])) for k in DEPTHS]
+        print_stops(ranked, args.patiences, full=False, entered=entered.size)
+
+
+def print_stops(ranked, patiences, *, full, entered=None):
+    """For each patience: where the rule stops, and how many features each
+    prefix then shares with the last round's (with ``entered``: how many
+    of the fit's entered features had entered by the stop)."""
+    final = ranked[-1]
+    for patience in (int(p) for p in patiences.split(",")):
+        stop = settled_round(ranked, patience, full=full)
+        if stop is None:
+            print(f"  P={patience}: no stop")
+            continue
+        shared = [len(set(ranked[stop][:k]) & set(final[:k])) for k in DEPTHS]
+        depths = ",".join(map(str, DEPTHS))
+        if entered is None:
+            print(
+                f"  P={patience}: stops after {stop + 1} rounds; shared with the last "
+                f"round's prefixes at k={depths}: {shared}"
+            )
+        else:
             print(
                 f"  P={patience}: stops after {stop + 1} rounds, {ranked[stop].size} of "
-                f"{entered.size} entered; gain prefixes shared with the last round's at "
-                f"k={','.join(map(str, DEPTHS))}: {shared}"
+                f"{entered} entered; gain prefixes shared with the last round's at "
+                f"k={depths}: {shared}"
             )
 
 

@@ -19,7 +19,8 @@
 //!   indices, always greater than the node's own), `value` (leaf output,
 //!   learning rate included), `gain`, `count`;
 //! - `train_loss`: the mean training loss after each tree (the K class trees
-//!   of a round share the loss after the round);
+//!   of a round share the loss after the round); empty when the fit did not
+//!   record it (`record_train_loss`);
 //! - `selected_features`, `feature_entry_tree`: the features used by any
 //!   split in the order they entered the model, and the tree at which each
 //!   entered; `n_selected_after_tree`: how many were used after each tree;
@@ -336,7 +337,8 @@ impl Model {
                 "trees[{t}].root_scale must be a finite number >= 0, got {s}"
             ));
         }
-        if self.train_loss.len() != self.trees.len() {
+        // Empty when the fit did not record it (`record_train_loss`).
+        if !self.train_loss.is_empty() && self.train_loss.len() != self.trees.len() {
             return bad(format!(
                 "train_loss has {} entries for {} trees",
                 self.train_loss.len(),

@@ -71,6 +71,16 @@ impl<'a> ModelBuilder<'a> {
         Ok(())
     }
 
+    /// An error if `loss`, the training loss after the last tree, is not
+    /// finite: the boosting diverged (the check of a fit that does not
+    /// record its losses, made once at its end).
+    pub(crate) fn check_final_loss(&self, loss: f64) -> Result<()> {
+        match (loss.is_finite(), self.model.trees.len()) {
+            (false, n) if n > 0 => Err(self.diverged(n - 1)),
+            _ => Ok(()),
+        }
+    }
+
     fn diverged(&self, tree: usize) -> SbError {
         SbError::InvalidParameter(format!(
             "the boosting diverged at tree {tree}: its leaf values overflow (learning_rate={:?} \

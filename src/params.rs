@@ -153,6 +153,10 @@ pub struct BoosterParams {
     /// The metrics evaluated on every evaluation set after each round
     /// (empty: the objective's own, see [`crate::trainer`]).
     pub eval_metrics: Vec<Metric>,
+    /// Compute the mean training loss after every round and keep it in
+    /// the model (`Model::train_loss`) and the round report. Off, a round
+    /// skips that pass over the rows (and, distributed, its round trip).
+    pub record_train_loss: bool,
     /// Number of boosting rounds (trees), ≥ 1.
     pub n_estimators: usize,
     /// Shrinkage applied to every leaf value, in (0, ∞).
@@ -228,6 +232,7 @@ impl Default for BoosterParams {
             lambdarank_truncation_level: 30,
             early_stopping_rounds: None,
             eval_metrics: Vec::new(),
+            record_train_loss: false,
             n_estimators: 100,
             learning_rate: 0.1,
             max_leaves: 31,

@@ -313,13 +313,25 @@ fn round_trips_per_tree_follow_the_splits() {
         min_samples_leaf: 2,
         ..params(ObjectiveKind::SquaredError)
     };
-    let (model, traffic) = sharded(&p, &params, &[300, p.n]);
-    let leaves: usize = model.trees.iter().map(|t| t.n_leaves()).sum();
-    // A root request, one per split but the last of each tree, one loss
-    // per round.
-    let expected = model.trees.len() + (leaves - 2 * model.trees.len()) + model.trees.len();
-    assert_eq!(traffic.boosting.round_trips, expected);
-    assert_eq!(traffic.trees, model.trees.len());
+    for record_train_loss in [false, true] {
+        let params = BoosterParams {
+            record_train_loss,
+            ..params.clone()
+        };
+        let (model, traffic) = sharded(&p, &params, &[300, p.n]);
+        let leaves: usize = model.trees.iter().map(|t| t.n_leaves()).sum();
+        // A root request, one per split but the last of each tree, and one
+        // loss per round when it is recorded, else one at the end (the
+        // divergence check).
+        let losses = if record_train_loss {
+            model.trees.len()
+        } else {
+            1
+        };
+        let expected = model.trees.len() + (leaves - 2 * model.trees.len()) + losses;
+        assert_eq!(traffic.boosting.round_trips, expected);
+        assert_eq!(traffic.trees, model.trees.len());
+    }
 }
 
 /// `x` (row-major) as CSC arrays: (values, row indices, column pointers).

@@ -467,11 +467,13 @@ fn huge_weights_give_finite_probabilities_and_a_divergent_learning_rate_is_an_er
     let params = BoosterParams {
         objective: ObjectiveKind::BinaryLogloss,
         n_estimators: 5,
+        record_train_loss: true,
         ..BoosterParams::plain()
     };
     let model = fit_weighted(&x, d, &y, Some(&w), &params);
     assert!(model.trees.len() == 5);
     assert!(predict(&model, &x, d).iter().all(|v| v.is_finite()));
+    assert_eq!(model.train_loss.len(), 5);
     assert!(model.train_loss.iter().all(|v| v.is_finite()));
     let reckless = BoosterParams {
         learning_rate: 1e308,

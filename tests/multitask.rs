@@ -280,6 +280,7 @@ fn each_task_scores_only_its_own_rows_when_subsampling() {
     let params = BoosterParams {
         subsample: 0.6,
         colsample_bytree: sparseboost::feature_sampling::FeatureCount::Fraction(0.7),
+        record_train_loss: true,
         ..agbm(20)
     };
     let model = tasks.fit(&params, &mus(0.05, 0.02));

@@ -4,6 +4,7 @@ loss goes down."""
 
 import numpy as np
 import pytest
+from sklearn.metrics import log_loss
 from sparseboost import SparseBoostClassifier, SparseBoostRegressor
 
 
@@ -43,10 +44,35 @@ def test_same_random_state_same_model_whatever_the_thread_count(synthetic_classi
     assert other._model.to_json() != one._model.to_json()
 
 
+def test_the_training_loss_is_computed_only_when_asked_and_changes_no_tree(
+    synthetic_classification,
+):
+    X, y, _, _ = synthetic_classification
+    seen = []
+    params = dict(n_estimators=20, random_state=0, callbacks=[seen.append])
+    plain = SparseBoostClassifier(**params).fit(X, y)
+    assert not hasattr(plain, "train_loss_")
+    with pytest.raises(AttributeError, match="record_train_loss=True"):
+        plain.train_loss_
+    assert "train_loss" not in plain.selection_path_
+    assert all(np.isnan(report.train_loss) for report in seen)
+    recorded = SparseBoostClassifier(**params, record_train_loss=True).fit(X, y)
+    # The same trees: the loss is read, never used.
+    np.testing.assert_array_equal(plain.predict_proba(X), recorded.predict_proba(X))
+    assert recorded.selection_path_["train_loss"].size == recorded.n_trees_ == 20
+    # The last tree's loss is the log loss of the fitted probabilities.
+    expected = log_loss(y, recorded.predict_proba(X))
+    assert recorded.train_loss_[-1] == pytest.approx(expected, rel=1e-9)
+    assert seen[-1].train_loss == recorded.train_loss_[-1]
+    # verbose prints the loss, so it records it.
+    loud = SparseBoostClassifier(n_estimators=3, random_state=0, verbose=1).fit(X, y)
+    assert loud.train_loss_.size == 3
+
+
 def test_training_loss_decreases_and_classifier_is_calibrated(synthetic_classification):
     X, y, X_test, y_test = synthetic_classification
-    model = SparseBoostClassifier(n_estimators=50, random_state=0).fit(X, y)
-    loss = model.train_loss_
+    model = SparseBoostClassifier(n_estimators=50, random_state=0, record_train_loss=True)
+    loss = model.fit(X, y).train_loss_
     assert len(loss) == model.n_trees_ == 50
     assert np.all(np.diff(loss) < 0)
     proba = model.predict_proba(X_test)

@@ -27,7 +27,9 @@ def regression():
 
 def test_eval_metrics_are_those_of_the_predictions(regression):
     X, y, X_val, y_val = regression
-    model = SparseBoostRegressor(n_estimators=30, eval_metric=["l2", "rmse"], random_state=0)
+    model = SparseBoostRegressor(
+        n_estimators=30, eval_metric=["l2", "rmse"], random_state=0, record_train_loss=True
+    )
     model.fit(X, y, eval_set=[(X, y), (X_val, y_val)])
     history = model.evals_result_
     assert list(history) == ["validation_0", "validation_1"]

@@ -67,7 +67,9 @@ def test_probabilities_labels_and_raw_scores(data):
 
 def test_training_loss_matches_the_predictions(data):
     (X, y), _ = data
-    model = SparseBoostClassifier(n_estimators=20, penalty="none", random_state=0).fit(X, y)
+    model = SparseBoostClassifier(
+        n_estimators=20, penalty="none", random_state=0, record_train_loss=True
+    ).fit(X, y)
     expected = log_loss(y, model.predict_proba(X), labels=model.classes_)
     assert model.train_loss_[-1] == pytest.approx(expected, rel=1e-10)
 
@@ -82,7 +84,9 @@ def test_eval_history_and_training_loss_follow_every_round(data):
     X_val = X_val.copy()
     X_val[::7, PLANTED[0]] = np.nan
     X_val[::5, PLANTED[2]] = np.nan
-    params = dict(penalty="none", max_leaves=40, min_samples_leaf=2, random_state=0)
+    params = dict(
+        penalty="none", max_leaves=40, min_samples_leaf=2, random_state=0, record_train_loss=True
+    )
     model = SparseBoostClassifier(n_estimators=12, **params)
     model.fit(X, y, eval_set=[(X_val, y_val)])
     history = model.evals_result_["validation_0"]["multi_logloss"]

@@ -21,7 +21,8 @@ def rmse(a, b):
 
 def test_agbm_selects_the_planted_features_first(wide_synthetic):
     X, y, X_test, y_test = wide_synthetic
-    sparse = SparseBoostRegressor(penalty="agbm", mu=0.01, random_state=0).fit(X, y)
+    sparse = SparseBoostRegressor(penalty="agbm", mu=0.01, random_state=0, record_train_loss=True)
+    sparse.fit(X, y)
     plain = SparseBoostRegressor(penalty="none", random_state=0).fit(X, y)
     selected = list(sparse.selected_features_)
     assert set(selected[:3]) == {0, 1, 2}

@@ -108,6 +108,17 @@ def feature_bags_array(bags, d):
         return check_labels_sortable(labels, "feature_bags")[1].tolist()
 
 
+def recorded_loss(model) -> np.ndarray:
+    """The engine model's training loss after each tree; an AttributeError
+    (so that ``hasattr`` says no) when its fit did not record it."""
+    loss = model.train_loss
+    if model.n_trees and not loss:
+        raise AttributeError(
+            "train_loss_ is recorded only by a fit with record_train_loss=True (or verbose > 0)"
+        )
+    return np.asarray(loss, dtype=float)
+
+
 class FeatureSelectorMixin(SelectorMixin):
     """What every sparseboost booster has as a feature selector: the
     features its trees use (``selected_features_``) are the support, and
@@ -186,6 +197,11 @@ class BoosterCommon(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
                 _core.check_params({keys[new]: value}, 1)
             params[keys[new]] = value
         params.update(self._engine_objective())
+        # verbose prints the loss, so it is computed for it (a bad verbose,
+        # or a record_train_loss that is not a bool, is left to the checks).
+        verbose = isinstance(self.verbose, numbers.Integral) and self.verbose > 0
+        if verbose and params["record_train_loss"] is False:
+            params["record_train_loss"] = True
         params["categorical_features"] = categorical_indices(self)
         params["n_threads"] = resolve_n_jobs(self.n_jobs)
         params["seed"] = resolve_seed(self.random_state, draw_seed)
@@ -287,6 +303,7 @@ class BaseSparseBoost(BoosterCommon):
         validation_fraction=0.1,
         callbacks=None,
         verbose=0,
+        record_train_loss=False,
         n_jobs=None,
         random_state=None,
     ):
@@ -320,6 +337,7 @@ class BaseSparseBoost(BoosterCommon):
         self.validation_fraction = validation_fraction
         self.callbacks = callbacks
         self.verbose = verbose
+        self.record_train_loss = record_train_loss
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -435,9 +453,10 @@ class BaseSparseBoost(BoosterCommon):
     @property
     def train_loss_(self) -> np.ndarray:
         """Mean training loss after each tree, shape ``(n_trees_,)``; the K trees of a
-        multiclass round share the loss after the round."""
+        multiclass round share the loss after the round. Only with
+        ``record_train_loss=True`` (or ``verbose`` > 0)."""
         check_is_fitted(self)
-        return np.asarray(self._model.train_loss)
+        return recorded_loss(self._model)
 
     @property
     def selected_feature_names_(self) -> np.ndarray:
@@ -457,13 +476,14 @@ class BaseSparseBoost(BoosterCommon):
 
     @property
     def selection_path_(self) -> dict:
-        """After each tree: ``n_features`` used so far and the mean
-        ``train_loss``; arrays of length ``n_trees_``."""
+        """After each tree: ``n_features`` used so far and (with
+        ``record_train_loss``) the mean ``train_loss``; arrays of length
+        ``n_trees_``."""
         check_is_fitted(self)
-        return {
-            "n_features": np.asarray(self._model.n_selected_after_tree, dtype=np.intp),
-            "train_loss": np.asarray(self._model.train_loss),
-        }
+        path = {"n_features": np.asarray(self._model.n_selected_after_tree, dtype=np.intp)}
+        if len(self._model.train_loss) == self._model.n_trees:
+            path["train_loss"] = np.asarray(self._model.train_loss)
+        return path
 
     def get_feature_importance(self, kind: str = "gain", normalize: bool = False) -> np.ndarray:
         """Per-feature importance: ``kind="gain"`` (total split gain, in the

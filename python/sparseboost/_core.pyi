@@ -47,6 +47,7 @@ class BoosterParams(TypedDict, total=False):
     gt_max_rows: int | None
     early_stopping_rounds: int | None
     eval_metric: str | list[str] | None
+    record_train_loss: bool
 
 class ForestParams(TypedDict, total=False):
     """The engine parameters of `fit_forest` (each key optional; its

@@ -28,7 +28,8 @@ class RoundReport:
         The round, from 0.
     train_loss : float
         Mean training loss after the round (multitask: the tasks' mean,
-        weighted by their rows).
+        weighted by their rows); NaN unless the estimator has
+        ``record_train_loss=True`` or ``verbose`` > 0.
     eval : dict
         ``{set name: {metric: value}}`` for every evaluation set
         (``validation_0``, ``validation_1``, ...).

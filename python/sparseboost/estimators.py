@@ -32,7 +32,8 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
     feature_entry_tree_ : ndarray of int
         The tree at which each selected feature entered.
     selection_path_ : dict of arrays
-        ``n_features`` used and ``train_loss`` after each tree.
+        ``n_features`` used and (with ``record_train_loss``) ``train_loss``
+        after each tree.
     feature_importances_ : ndarray of shape ``(n_features_in_,)``
         Normalised total gain per feature.
     feature_weights_ : ndarray of shape ``(n_features_in_,)``
@@ -46,7 +47,8 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         mu), on the scale of ``mu``; computed by exhaustive search on the
         first trees' rows. None for ``penalty="none"``.
     train_loss_ : ndarray of shape ``(n_trees_,)``
-        Mean training loss (mean squared error) after each tree.
+        Mean training loss (mean squared error) after each tree; with
+        ``record_train_loss=True`` (or ``verbose`` > 0) only.
     split_search_ : str
         The search the fit ran: "exhaustive" or "group_testing" (what
         ``split_search="auto"`` chose).

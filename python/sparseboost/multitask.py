@@ -21,7 +21,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core, _multitask_tuning, _params, _training, persistence
-from ._base import BoosterCommon, check_fit_input
+from ._base import BoosterCommon, check_fit_input, recorded_loss
 from ._matrix import engine_matrix
 from ._params import document
 from ._validation import check_labels_sortable, check_X, engine_mu, naming, resolve_n_jobs
@@ -290,11 +290,11 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
 
     @property
     def train_loss_(self) -> dict:
-        """``{task label: mean training loss of the task after each of its trees}``."""
+        """``{task label: mean training loss of the task after each of its
+        trees}``; only with ``record_train_loss=True`` (or ``verbose`` > 0)."""
         check_is_fitted(self)
         return {
-            label: np.asarray(m.train_loss)
-            for label, m in zip(self.tasks_.tolist(), self._model.tasks)
+            label: recorded_loss(m) for label, m in zip(self.tasks_.tolist(), self._model.tasks)
         }
 
     def get_feature_importance(self, kind="gain", normalize=False, task=None) -> np.ndarray:
@@ -346,7 +346,8 @@ _DOC_END = """
         whose tree cannot split gets none that round; the fit stops when a
         round grows no tree).
     train_loss_ : dict
-        ``{task label: mean training loss after each of its trees}``.
+        ``{task label: mean training loss after each of its trees}``; with
+        ``record_train_loss=True`` (or ``verbose`` > 0) only.
     mu_max_ : float or None
         The smallest ``mu_group + mu_task`` at which the first round admits
         no feature (None without a penalty); ``"f*mu_max"`` values of

@@ -426,6 +426,11 @@ pub(super) static BOOSTER_KEYS: &[Key<B>] = &[
         |p, py| shown(py, p.early_stopping_rounds),
     ),
     Key::new(
+        "record_train_loss",
+        |p, k, v| set(&mut p.record_train_loss, boolean(k, v)),
+        |p, py| shown(py, p.record_train_loss),
+    ),
+    Key::new(
         "eval_metric",
         |p, k, v| set(&mut p.eval_metrics, metrics(k, v)),
         // No metrics means the objective's own, which the estimators spell None.

@@ -426,9 +426,10 @@ pub(crate) fn train(
                 return Ok(());
             }
             // One loss per model and round (not per class tree: the softmax
-            // loss costs K exponentials a row), given to the round's trees.
+            // loss costs K exponentials a row), given to the round's trees;
+            // only when asked (a pass over the rows that nothing else needs).
             for (m, model) in models.iter_mut().enumerate() {
-                if model.grew_since_loss() {
+                if params.record_train_loss && model.grew_since_loss() {
                     let p = model_population(&jobs, m);
                     let loss = backend.loss(p, &populations[p])?;
                     model.record_loss(|| loss)?;
@@ -468,6 +469,17 @@ pub(crate) fn train(
             *partial = model.finish(group_testing, &units).ok();
         }
         return Err(e);
+    }
+    // Without the rounds' losses, one loss per model at the end stands in
+    // for their check: scores that overflowed (a learning rate far above 1)
+    // give no split, and the fit would otherwise end quietly.
+    if !params.record_train_loss {
+        for (m, model) in models.iter().enumerate() {
+            if model.n_trees() > 0 {
+                let p = model_population(&jobs, m);
+                model.check_final_loss(backend.loss(p, &populations[p])?)?;
+            }
+        }
     }
     if params.early_stopping_rounds.is_some() {
         if let Some((best, _)) = history.best {
@@ -669,6 +681,7 @@ mod tests {
                 n_estimators: 25,
                 n_threads: 2,
                 seed: 5,
+                record_train_loss: true,
                 ..params.clone()
             };
             let targets = if params.objective == ObjectiveKind::BinaryLogloss {
@@ -685,6 +698,18 @@ mod tests {
             let expected = crate::threads::install(2, || reference_fit(&data, &params)).unwrap();
             let got = fit(&data, &params, &crate::interrupt::never).unwrap();
             assert!(got.trees.len() > 5, "config {c}: {} trees", got.trees.len());
+            assert_eq!(got, expected, "config {c}");
+            // Without the loss, the same trees, and no losses.
+            let unrecorded = BoosterParams {
+                record_train_loss: false,
+                ..params.clone()
+            };
+            let got = fit(&data, &unrecorded, &crate::interrupt::never).unwrap();
+            assert!(got.train_loss.is_empty(), "config {c}");
+            let expected = Model {
+                train_loss: Vec::new(),
+                ..expected
+            };
             assert_eq!(got, expected, "config {c}");
         }
     }

@@ -37,6 +37,13 @@ pub(super) fn replay(
                 .into(),
         ));
     }
+    if params.record_train_loss && init.train_loss.len() < init.trees.len() {
+        return Err(SbError::InvalidParameter(
+            "init_model has no training losses (fitted with record_train_loss=False): a fit \
+             with record_train_loss=True cannot resume from it"
+                .into(),
+        ));
+    }
     let rounds = resumed_rounds(init, units);
     let trees: Vec<Tree> = rounds.iter().flatten().map(|(t, _)| t.clone()).collect();
     backend.replay(&trees)?;
@@ -59,7 +66,9 @@ pub(super) fn replay(
             };
             model.push(grown, round)?;
         }
-        model.record_loss(|| loss.unwrap_or(f64::NAN))?;
+        if params.record_train_loss {
+            model.record_loss(|| loss.unwrap_or(f64::NAN))?;
+        }
         trees_after.push(model.n_trees());
         let ended = RoundEnd {
             round,
