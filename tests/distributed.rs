@@ -536,6 +536,24 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
             );
             assert_eq!(resumed.1.values, whole.1.values, "{what}");
             assert_eq!(resumed.1.mu_max, whole.1.mu_max, "{what}");
+            // Rounds without recorded losses cannot give a fit that records
+            // them its first losses: an error, not a model with a gap.
+            let recording = BoosterParams {
+                record_train_loss: true,
+                ..params.clone()
+            };
+            let mut t = InProcess::new(shards(&p, &recording, &bounds), &never);
+            let refused = fit_sharded(
+                &recording,
+                &mut t,
+                &eval,
+                Some(&partial),
+                &mut None,
+                &never,
+                &mut |_| true,
+            );
+            let e = refused.unwrap_err().to_string();
+            assert!(e.contains("record_train_loss"), "{what}: {e}");
         }
     }
 }
