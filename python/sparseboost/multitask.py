@@ -290,8 +290,9 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
 
     @property
     def train_loss_(self) -> dict:
-        """``{task label: mean training loss of the task after each of its
-        trees}``; only with ``record_train_loss=True`` (or ``verbose`` > 0)."""
+        """Per task label, the mean training loss after each of the task's trees
+        (``{label: array}``); only with ``record_train_loss=True`` (or
+        ``verbose`` > 0)."""
         check_is_fitted(self)
         return {
             label: recorded_loss(m) for label, m in zip(self.tasks_.tolist(), self._model.tasks)
