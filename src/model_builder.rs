@@ -71,13 +71,13 @@ impl<'a> ModelBuilder<'a> {
         Ok(())
     }
 
-    /// An error if `loss`, the training loss after the last tree, is not
-    /// finite: the boosting diverged (the check of a fit that does not
-    /// record its losses, made once at its end).
+    /// An error if `loss`, the training loss after the last tree (of a
+    /// model that has one), is not finite: the boosting diverged (the check
+    /// of a fit that does not record its losses, made once at its end).
     pub(crate) fn check_final_loss(&self, loss: f64) -> Result<()> {
-        match (loss.is_finite(), self.model.trees.len()) {
-            (false, n) if n > 0 => Err(self.diverged(n - 1)),
-            _ => Ok(()),
+        match loss.is_finite() {
+            true => Ok(()),
+            false => Err(self.diverged(self.model.trees.len().saturating_sub(1))),
         }
     }
 

@@ -518,17 +518,19 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
                 continue; // lost before a round was complete
             };
             assert!(partial.trees.len() < whole.0.trees.len(), "{what}");
-            let mut t = InProcess::new(shards(&p, &params, &bounds), &never);
-            let resumed = fit_sharded(
-                &params,
-                &mut t,
-                &eval,
-                Some(&partial),
-                &mut None,
-                &never,
-                &mut |_| true,
-            )
-            .unwrap();
+            let resume = |params: &BoosterParams| {
+                let mut t = InProcess::new(shards(&p, params, &bounds), &never);
+                fit_sharded(
+                    params,
+                    &mut t,
+                    &eval,
+                    Some(&partial),
+                    &mut None,
+                    &never,
+                    &mut |_| true,
+                )
+            };
+            let resumed = resume(&params).unwrap();
             assert_eq!(
                 resumed.0.to_json(),
                 whole.0.to_json(),
@@ -542,17 +544,7 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
                 record_train_loss: true,
                 ..params.clone()
             };
-            let mut t = InProcess::new(shards(&p, &recording, &bounds), &never);
-            let refused = fit_sharded(
-                &recording,
-                &mut t,
-                &eval,
-                Some(&partial),
-                &mut None,
-                &never,
-                &mut |_| true,
-            );
-            let e = refused.unwrap_err().to_string();
+            let e = resume(&recording).unwrap_err().to_string();
             assert!(e.contains("record_train_loss"), "{what}: {e}");
         }
     }

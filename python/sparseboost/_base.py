@@ -481,8 +481,8 @@ class BaseSparseBoost(BoosterCommon):
         ``n_trees_``."""
         check_is_fitted(self)
         path = {"n_features": np.asarray(self._model.n_selected_after_tree, dtype=np.intp)}
-        if len(self._model.train_loss) == self._model.n_trees:
-            path["train_loss"] = np.asarray(self._model.train_loss)
+        if hasattr(self, "train_loss_"):  # (recorded)
+            path["train_loss"] = self.train_loss_
         return path
 
     def get_feature_importance(self, kind: str = "gain", normalize: bool = False) -> np.ndarray:

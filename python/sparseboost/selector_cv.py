@@ -294,7 +294,8 @@ class SparseBoostSelectorCV(
         """Each order's ranking of at most ``cap`` features, and the
         penalised fit (``score``: the CV's, for the "permutation" order)."""
         started = time.perf_counter()
-        penalised = _penalised_fit(template, rows, cap, self._budgets(cap))
+        budgets = self._budgets(cap)
+        penalised = _penalised_fit(template, rows, cap, budgets)
         entry = penalised.selected_features_
         if entry.size == 0 and penalised.mu_max_:
             raise ValueError(
@@ -305,7 +306,7 @@ class SparseBoostSelectorCV(
         rankings = {}
         unpenalised = None
         if "unpenalised" in orders or "rfe" in orders:
-            depths = [*self._budgets(cap), *([RFE_START_FACTOR * cap] if "rfe" in orders else [])]
+            depths = [*budgets, *([RFE_START_FACTOR * cap] if "rfe" in orders else [])]
             _, unpenalised = _ranked_by_gain(template, rows, depths)
         for name in orders:
             if name == "entry":
