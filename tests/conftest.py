@@ -24,7 +24,8 @@ def synthetic_classification():
 # SPARSEBOOST_HYPOTHESIS_PROFILE=ci (default): a fixed seed and about 1.5-2
 # minutes for all property tests; =long: random seeds and >= 10,000 examples
 # (each property test runs contract.LONG_FACTOR times as many); =explore:
-# ci, reporting every distinct failure of each test instead of the first.
+# ci, reporting every distinct failure of each test instead of the first;
+# =floor (.ci/floor): ci with contract.FLOOR_FRACTION of its examples.
 
 import os  # noqa: E402
 
@@ -52,6 +53,7 @@ settings.register_profile(
 )
 # "explore": ci, but every distinct failure of a test is shrunk and reported
 settings.register_profile("explore", settings.get_profile("ci"), report_multiple_bugs=True)
+settings.register_profile("floor", settings.get_profile("ci"))
 settings.register_profile(
     "long",
     derandomize=False,

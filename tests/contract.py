@@ -39,11 +39,21 @@ from sklearn.exceptions import NotFittedError
 PROFILE = os.environ.get("SPARSEBOOST_HYPOTHESIS_PROFILE", "ci")
 # The long profile runs every property test this many times as often as ci.
 LONG_FACTOR = 12
+# The floor profile (.ci/floor: the same tests against the lowest declared
+# versions) runs this fraction of ci's examples, the first ones ci draws
+# (both derandomized): it checks that the old versions run the contract, and
+# the main run has already explored it.
+FLOOR_FRACTION = 0.25
 
 
 def budget(n_ci: int) -> int:
-    """Examples of one property test: ``n_ci`` in the ci profile, more in long."""
-    return n_ci * LONG_FACTOR if PROFILE == "long" else n_ci
+    """Examples of one property test: ``n_ci`` in the ci profile, more in
+    long, fewer in floor."""
+    if PROFILE == "long":
+        return n_ci * LONG_FACTOR
+    if PROFILE == "floor":
+        return max(1, math.ceil(n_ci * FLOOR_FRACTION))
+    return n_ci
 
 
 STATS = {"examples": 0, "rejected": 0, "accepted": 0}

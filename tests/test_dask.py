@@ -366,17 +366,20 @@ def test_dask_multitask_is_the_single_machine_multitask_fit(client, kind, tmp_pa
         y = np.where(y > np.median(y), "hi", "lo")
     dask_cls, local_cls = _MULTITASK[kind]
     variants = [
-        dict(n_estimators=25, random_state=1),
-        dict(n_estimators=25, random_state=2, shared_rounds=3, subsample=0.8, mu_task=0.02),
+        # Few rounds: a round's parity is the same with many or few.
+        dict(n_estimators=10, random_state=1),
+        dict(n_estimators=10, random_state=2, shared_rounds=3, subsample=0.8, mu_task=0.02),
         dict(
-            n_estimators=60,
+            # A large step, so that the fit stops early (rounds 7 and 11).
+            n_estimators=30,
+            learning_rate=0.5,
             random_state=3,
             early_stopping_rounds=3,
             split_search="group_testing",
             gt_n_features=2,
         ),
         # Relative mus, resolved against the mu_max the shards' roots give.
-        dict(n_estimators=25, random_state=4, mu_group="0.2*mu_max", mu_task="0.05*mu_max"),
+        dict(n_estimators=10, random_state=4, mu_group="0.2*mu_max", mu_task="0.05*mu_max"),
     ]
     for params in variants:
         # One chunk: the single machine's model bit for bit.
@@ -386,6 +389,8 @@ def test_dask_multitask_is_the_single_machine_multitask_fit(client, kind, tmp_pa
         local = local_cls(**params).fit(X, y, task)
         assert est._model.to_json() == local._model.to_json(), params
         assert est.best_iteration_ == local.best_iteration_
+        if "early_stopping_rounds" in params:
+            assert est.best_iteration_ < params["n_estimators"] - 3, "it stopped early"
         assert est.mu_max_ == local.mu_max_ and local.mu_max_ > 0
         np.testing.assert_array_equal(est.tasks_, local.tasks_)
     # Two shards of interleaved chunks: the planted features; predictions
