@@ -69,6 +69,20 @@ def test_the_training_loss_is_computed_only_when_asked_and_changes_no_tree(
     assert loud.train_loss_.size == 3
 
 
+def test_a_fit_of_no_tree_has_a_training_loss_only_when_asked(synthetic_classification):
+    X, y, _, _ = synthetic_classification
+    # mu at mu_max: no feature pays, so no tree (and a warning).
+    params = dict(n_estimators=5, penalty="gbfs", mu="1*mu_max", random_state=0)
+    with pytest.warns(UserWarning, match="no feature can pay"):
+        plain = SparseBoostClassifier(**params).fit(X, y)
+        recorded = SparseBoostClassifier(**params, record_train_loss=True).fit(X, y)
+    assert plain.n_trees_ == recorded.n_trees_ == 0
+    with pytest.raises(AttributeError, match="record_train_loss=True"):
+        plain.train_loss_
+    assert "train_loss" not in plain.selection_path_
+    assert recorded.train_loss_.size == 0 and "train_loss" in recorded.selection_path_
+
+
 def test_training_loss_decreases_and_classifier_is_calibrated(synthetic_classification):
     X, y, X_test, y_test = synthetic_classification
     model = SparseBoostClassifier(n_estimators=50, random_state=0, record_train_loss=True)

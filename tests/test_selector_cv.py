@@ -178,6 +178,31 @@ def test_a_penalty_that_selects_nothing_is_an_error_naming_mu_max():
             SparseBoostSelectorCV(_booster(mu=0.99), max_selected_features=3, cv=2).fit(X, y)
 
 
+def test_candidates_with_a_nan_score_rank_last_and_all_nan_is_an_error():
+    X, y = _planted(12, n=300)
+
+    def no_two(estimator, X, y):  # a scorer that cannot score two columns
+        return np.nan if X.shape[1] == 2 else estimator.score(X, y)
+
+    params = dict(max_selected_features=3, budgets="all", order="entry", cv=2)
+    with pytest.warns(UserWarning, match="1 of 3 .* NaN cross-validation score"):
+        selector = SparseBoostSelectorCV(_booster(), scoring=no_two, **params).fit(X, y)
+    mean = selector.cv_results_["mean_test_score"]
+    rank = selector.cv_results_["rank_test_score"]
+    assert np.isnan(mean[1]) and rank[1] == 3 and rank[~np.isnan(mean)].max() < 3
+    assert selector.n_features_ != 2
+    with pytest.raises(ValueError, match="every cross-validation score is NaN"):
+        SparseBoostSelectorCV(_booster(), scoring=lambda *_: np.nan, **params).fit(X, y)
+
+
+def test_rows_too_few_for_any_split_warn_that_nothing_is_selected():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(36, 2))
+    with pytest.warns(UserWarning, match="no split is possible on the 36 rows .*min_samples_leaf=20"):
+        selector = SparseBoostSelectorCV(random_state=0).fit(X, 3 * X[:, 0])
+    assert selector.n_features_ == 0
+
+
 def test_stability_and_unpenalised_orders_rank_the_planted_features_first():
     X, y = _planted(9)
     selector = SparseBoostSelectorCV(

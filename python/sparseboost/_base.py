@@ -108,11 +108,13 @@ def feature_bags_array(bags, d):
         return check_labels_sortable(labels, "feature_bags")[1].tolist()
 
 
-def recorded_loss(model) -> np.ndarray:
+def recorded_loss(model, asked: bool) -> np.ndarray:
     """The engine model's training loss after each tree; an AttributeError
-    (so that ``hasattr`` says no) when its fit did not record it."""
+    (so that ``hasattr`` says no) when its fit did not record it. A model
+    of no tree has no loss either way: it was recorded when the
+    estimator's parameters (``asked``) say so."""
     loss = model.train_loss
-    if model.n_trees and not loss:
+    if not loss and (model.n_trees or not asked):
         raise AttributeError(
             "train_loss_ is recorded only by a fit with record_train_loss=True (or verbose > 0)"
         )
@@ -185,6 +187,14 @@ class BoosterCommon(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
         """The engine's objective and its configuration."""
         return {"objective": self._objective}
 
+    def _verbose(self) -> bool:
+        """Whether ``verbose`` prints (and so records) the training loss."""
+        return isinstance(self.verbose, numbers.Integral) and self.verbose > 0
+
+    def _records_loss(self) -> bool:
+        """Whether a fit with these parameters records the training loss."""
+        return self.record_train_loss is True or self._verbose()
+
     def _engine_params(self, draw_seed: bool = True) -> dict:
         """The engine's parameter dict: every parameter the engine reads,
         under its engine key (``_params``), and the objective. A deprecated
@@ -199,8 +209,7 @@ class BoosterCommon(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
         params.update(self._engine_objective())
         # verbose prints the loss, so it is computed for it (a bad verbose,
         # or a record_train_loss that is not a bool, is left to the checks).
-        verbose = isinstance(self.verbose, numbers.Integral) and self.verbose > 0
-        if verbose and params["record_train_loss"] is False:
+        if self._verbose() and params["record_train_loss"] is False:
             params["record_train_loss"] = True
         params["categorical_features"] = categorical_indices(self)
         params["n_threads"] = resolve_n_jobs(self.n_jobs)
@@ -456,7 +465,7 @@ class BaseSparseBoost(BoosterCommon):
         multiclass round share the loss after the round. Only with
         ``record_train_loss=True`` (or ``verbose`` > 0)."""
         check_is_fitted(self)
-        return recorded_loss(self._model)
+        return recorded_loss(self._model, self._records_loss())
 
     @property
     def selected_feature_names_(self) -> np.ndarray:

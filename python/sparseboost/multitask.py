@@ -295,7 +295,8 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
         ``verbose`` > 0)."""
         check_is_fitted(self)
         return {
-            label: recorded_loss(m) for label, m in zip(self.tasks_.tolist(), self._model.tasks)
+            label: recorded_loss(m, self._records_loss())
+            for label, m in zip(self.tasks_.tolist(), self._model.tasks)
         }
 
     def get_feature_importance(self, kind="gain", normalize=False, task=None) -> np.ndarray:

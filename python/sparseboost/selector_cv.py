@@ -13,6 +13,7 @@ from __future__ import annotations
 import numbers
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -276,9 +277,19 @@ class SparseBoostSelectorCV(
         used = np.stack([u for _, _, u in done], axis=2)
 
         self.cv_results_ = self._results(orders, budgets, scores, used)
+        self._check_scores(scores, two_classes=classifier and np.unique(y).size == 2)
         o, b = self._choose(scores, used)
         everything = _Rows(X, y, queries)
         self.ranking_, self.ordering_estimator_ = everything_ranked
+        if not self.ordering_estimator_.mu_max_:
+            warnings.warn(
+                f"no split is possible on the {X.shape[0]} rows of X (mu_max = 0: a constant "
+                "target, or too few rows for two children of min_samples_leaf="
+                f"{template.min_samples_leaf} rows): no feature is selected, and the model "
+                "predicts a constant",
+                UserWarning,
+                stacklevel=2,
+            )
         # (Fitted on a fold's share of the threads; it predicts on the
         # estimator's.)
         self.ordering_estimator_.set_params(n_jobs=template.n_jobs)
@@ -489,14 +500,42 @@ class SparseBoostSelectorCV(
         }
         for i in range(n_folds):
             results[f"split{i}_test_score"] = flat[:, i]
-        # Rank 1 is the best; equal means share the lowest rank.
-        results["rank_test_score"] = np.searchsorted(np.sort(-mean), -mean) + 1
+        # Rank 1 is the best; equal means share the lowest rank; NaN means
+        # rank last.
+        key = -_nan_last(mean)
+        results["rank_test_score"] = np.searchsorted(np.sort(key), key) + 1
         return results
+
+    def _check_scores(self, scores, *, two_classes: bool):
+        """A fold's score may be NaN (AUC of a held-out fold without one of
+        two classes; a scorer's own NaN). As in scikit-learn's
+        GridSearchCV, such candidates rank last, with a warning; when every
+        candidate has one there is nothing to choose from."""
+        nan = np.isnan(scores).any(axis=2)
+        if not nan.any():
+            return
+        hint = two_classes * (
+            "; with two classes, AUC needs both in every held-out fold (an int cv "
+            "stratifies them and lowers the folds to the rarer class's rows)"
+        )
+        if nan.all():
+            raise ValueError(
+                f"every cross-validation score is NaN under scoring={self.scoring!r} and "
+                f"cv={self.cv!r}: there is no budget to choose{hint}"
+            )
+        warnings.warn(
+            f"{int(nan.sum())} of {nan.size} (order, budget) candidates have a NaN "
+            f"cross-validation score under scoring={self.scoring!r} and cv={self.cv!r}; "
+            f"they rank last{hint}",
+            UserWarning,
+            stacklevel=3,
+        )
 
     def _choose(self, scores, used) -> tuple[int, int]:
         """(order, budget) indices: the best mean, or the fewest features
-        within one standard error of it."""
-        mean = scores.mean(axis=2)
+        within one standard error of it (candidates with a NaN fold score
+        never)."""
+        mean = _nan_last(scores.mean(axis=2))
         o, b = np.unravel_index(np.argmax(mean), mean.shape)
         if self.rule == "best":
             return int(o), int(b)
@@ -675,6 +714,11 @@ def _stop_when_settled(d: int, depths, patience: int, *, full: bool = True):
         return last[1] >= patience and ranked.size >= (max(depths) if full else 1)
 
     return stop
+
+
+def _nan_last(mean: np.ndarray) -> np.ndarray:
+    """``mean`` with NaN as -inf, which every comparison puts last."""
+    return np.where(np.isnan(mean), -np.inf, mean)
 
 
 def budget_grid(cap: int) -> np.ndarray:
