@@ -228,6 +228,10 @@ def bad_model(tmp_path):
         ("bad_test_size", "--test-size"),
         ("bad_mu", "--mu must be"),
         ("bad_model_field", "input_encoding.columns[0].categories"),
+        # 60 rows leave 36 fit rows, too few for two leaves of 20: the same
+        # error whether CV chooses the budget or the user gives it.
+        ("few_rows_auto", "selected no feature: no split is possible, the 36 fit rows"),
+        ("few_rows_k", "selected no feature: no split is possible, the 36 fit rows"),
     ],
 )
 def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
@@ -238,6 +242,7 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
     (tmp_path / "bad.parquet").write_bytes(b"not parquet at all")
     (tmp_path / "d.xyz").write_text("1,2\n")
     frame.assign(y=1.0).to_csv(tmp_path / "one.csv", index=False)
+    frame.iloc[:60].to_csv(tmp_path / "few.csv", index=False)
     argv = {
         "missing_file": ["select", str(tmp_path / "absent.csv"), "--target", "y"],
         "unreadable": ["select", str(tmp_path / "bad.parquet"), "--target", "y"],
@@ -248,15 +253,19 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
         "bad_test_size": ["select", csv, "--target", "y", "--test-size", "2"],
         "bad_mu": ["select", csv, "--target", "y", "--mu", "lots"],
         "bad_model_field": None,
+        "few_rows_auto": ["select", str(tmp_path / "few.csv"), "--target", "y"],
+        "few_rows_k": ["select", str(tmp_path / "few.csv"), "--target", "y", "--n-features", "2"],
     }[case]
     if argv is None:
         argv = bad_model(tmp_path)
         capsys.readouterr()
     assert main(argv + ["--out", str(tmp_path / "o")]) == 2
     lines = capsys.readouterr().err.splitlines()
-    # One error line, last; before it at most progress stage lines.
+    # One error line, last; before it at most progress stage lines (and the
+    # rounds' bar of a fit that started).
     assert lines[-1].startswith("sparseboost: error: ") and expected in lines[-1]
-    assert all(line.startswith("[") for line in lines[:-1])
+    progress = [line for line in lines[:-1] if line.startswith("[") or "round/s]" in line]
+    assert all(not line for line in lines[:-1] if line not in progress)
 
 
 def test_errors_by_subprocess_have_no_traceback(tmp_path):

@@ -15,6 +15,7 @@ stopping and the report, the test rows for the test metrics.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -94,10 +95,14 @@ def choose(
         categorical_features=list(categorical) or None,
     )
     try:
-        if groups is None:
-            selector.fit(X, y)
-        else:
-            selector.fit(X, y, group=groups)
+        with warnings.catch_warnings():
+            # An empty choice is the command's error, with its cause
+            # (methods.nothing_selected), not a warning before it.
+            warnings.filterwarnings("ignore", "no split is possible", UserWarning)
+            if groups is None:
+                selector.fit(X, y)
+            else:
+                selector.fit(X, y, group=groups)
     except ValueError as e:
         raise CliError(f"--n-features auto: {e}") from None
     results = selector.cv_results_

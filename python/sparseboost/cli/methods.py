@@ -63,6 +63,26 @@ def fit_booster(task, X, y, groups, eval_set, *, callbacks=None, **params):
     return model.fit(X, y, **fit_kwargs)
 
 
+def nothing_selected(method, n_rows: int, mu_max: float | None) -> CliError:
+    """The error of a selection without any column, with its cause when
+    known: rows too few for two leaves of ``min_samples_leaf`` (``mu_max``
+    = 0: no split is possible), or a penalty that admitted none."""
+    leaf = SparseBoostRegressor().min_samples_leaf
+    if mu_max is None:
+        why = ""
+    elif mu_max > 0:
+        why = ": no feature paid the penalty; give a smaller --mu"
+    elif n_rows < 2 * leaf:
+        why = (
+            f": no split is possible, the {n_rows} fit rows are too few for two leaves of "
+            f"min_samples_leaf={leaf} rows (the fit rows are what --test-size and the "
+            "validation part leave of the table)"
+        )
+    else:
+        why = ": no split is possible on the fit rows"
+    return CliError(f"--method {method} selected no feature{why}")
+
+
 def penalty_params(method, *, mu, n_features, bags, random_state) -> dict:
     """The booster parameters of a penalised method."""
     params = {
@@ -114,14 +134,18 @@ def run(
         )
         params.update(common, categorical_features=list(categorical) or None, feature_costs=costs)
         model = fit_booster(task, X, y, groups, eval_set, callbacks=callbacks, **params)
+        if len(model.selected_features_) == 0:
+            raise nothing_selected(method, len(y), model.mu_max_)
         return Fitted(model, model.selected_features_, None)
     if task == "ranking" and method not in (*BOOSTERS, "topk"):
         raise CliError(f"--method {method} does not rank; use agbm, gbfs, gt, dynamic or topk")
+    from_cv = selected is not None
     if selected is None:
         count = n_features or DEFAULT_COUNT
         selected = _select(method, task, X, y, groups, count, categorical, common)
     if len(selected) == 0:
-        raise CliError(f"--method {method} selected no feature")
+        # A CV budget of no column means no split was possible (mu_max = 0).
+        raise nothing_selected(method, len(y), 0.0 if from_cv else None)
     columns = np.asarray(selected, dtype=np.intp)
     # The categorical columns among the kept ones, by position there.
     kept_categorical = [i for i, c in enumerate(columns) if c in set(categorical)]
