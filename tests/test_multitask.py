@@ -371,3 +371,12 @@ def test_shared_rounds_and_mu_task_are_validated(tasks):
         fit(X, y, task, mu_task=[0.1, -0.1, 0.1])
     with pytest.raises(ValueError, match="mu_group \\+ mu_task must be < 1"):
         fit(X, y, task, mu_group=0.5, mu_task=[0.1, 0.6, 0.1])
+
+
+def test_a_task_of_zero_weight_is_named_by_its_label():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    task = np.where(np.arange(40) < 20, "big", "small")
+    w = np.where(task == "small", 0.0, 1.0)
+    with pytest.raises(ValueError, match="sample_weight of task 'small' sums to zero"):
+        MultiTaskSparseBoostRegressor(n_estimators=3).fit(X, X[:, 0], task, sample_weight=w)

@@ -147,6 +147,18 @@ def test_a_class_with_one_row_in_a_task_is_named():
         auto(MultiTaskSparseBoostClassifier).fit(X, y, task)
 
 
+def test_a_task_of_two_rows_is_named_with_the_auto_parameter():
+    # Fit takes 2 rows a task; a fold's training part would hold 1.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    task = np.where(np.arange(60) < 2, "small", "big")
+    model = MultiTaskSparseBoostRegressor(n_estimators=5, shared_rounds="auto")
+    with pytest.raises(ValueError, match="shared_rounds='auto' .*task 'small' has 2 rows"):
+        model.fit(X, X[:, 0], task)
+    task[2] = "small"
+    assert model.fit(X, X[:, 0], task).shared_rounds_ >= 0
+
+
 def test_dask_refuses_auto_and_says_what_to_do():
     da = pytest.importorskip("dask.array")
     from sparseboost.dask import DaskMultiTaskSparseBoostRegressor

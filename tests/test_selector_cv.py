@@ -161,6 +161,8 @@ def test_same_random_state_same_result():
         (dict(budgets=[0, 1]), "budgets"),
         (dict(budgets=[1, 9]), "budgets"),
         (dict(order="alphabetical"), "order"),
+        (dict(order=None), "order"),
+        (dict(order=[1]), "order"),
         (dict(rule="two_se"), "rule"),
         (dict(n_subsamples=0), "n_subsamples"),
     ],
@@ -169,6 +171,14 @@ def test_bad_parameters_are_named(params, name):
     X, y = _planted(7, n=100)
     with pytest.raises(ValueError, match=name):
         SparseBoostSelectorCV(_booster(), cv=2, **{"max_selected_features": 4, **params}).fit(X, y)
+
+
+def test_labels_of_mixed_types_are_named():
+    X, y = _planted(7, n=100)
+    mixed = y.astype(object)
+    mixed[y == 1] = "one"
+    with pytest.raises(ValueError, match="y holds labels of type number, str"):
+        SparseBoostSelectorCV(_booster(), cv=2, max_selected_features=2).fit(X, mixed)
 
 
 def test_a_penalty_that_selects_nothing_is_an_error_naming_mu_max():

@@ -60,11 +60,27 @@ def mu_task_grid(penalty: str) -> list:
     return list(MU_TASK_GRID)
 
 
+def _auto(estimator) -> str:
+    """The parameters set to "auto", as the user wrote them."""
+    names = [n for n in ("shared_rounds", "mu_task") if is_auto(getattr(estimator, n))]
+    return " and ".join(f"{n}='auto'" for n in names)
+
+
 def _folds(estimator, codes, y_classes, seed):
     """Task-stratified folds (by task and class for the classifier):
     (train rows, validation rows) pairs."""
     from sklearn.model_selection import StratifiedKFold
 
+    per_task = np.bincount(codes)
+    if per_task.min() < 3:
+        # Fit checks >= 2 rows per task; a fold's training part of a
+        # 2-row task would hold 1.
+        task = int(np.argmin(per_task))
+        raise ValueError(
+            f"{_auto(estimator)} cross-validates on folds stratified by "
+            f"task; task {estimator.tasks_.tolist()[task]!r} has {per_task[task]} rows, and "
+            "each task needs at least 3 (give numbers instead of 'auto')"
+        )
     strata = codes if y_classes is None else codes * 2 + y_classes
     counts = np.bincount(strata)
     present = counts[counts > 0]
@@ -73,7 +89,7 @@ def _folds(estimator, codes, y_classes, seed):
         # with one row in a task: a fold without that row cannot fit the task.
         task, cls = divmod(int(np.flatnonzero(counts == 1)[0]), 2)
         raise ValueError(
-            "shared_rounds='auto' and mu_task='auto' cross-validate on folds stratified by "
+            f"{_auto(estimator)} cross-validates on folds stratified by "
             f"task and class; task {estimator.tasks_.tolist()[task]!r} has 1 row of class "
             f"{estimator.classes_.tolist()[cls]!r}, and each needs at least 2"
         )

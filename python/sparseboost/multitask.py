@@ -198,6 +198,11 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
             self._shared_rounds()  # a bad value fails before any work
         X, y, sample_weight = check_fit_input(self, X, y, sample_weight, labels=self._labels)
         y, codes = self._training_targets(y, task, X.shape[0])
+        if sample_weight is not None:
+            weight = np.bincount(codes, weights=sample_weight, minlength=len(self.tasks_))
+            if np.any(weight <= 0):
+                label = self.tasks_.tolist()[int(np.flatnonzero(weight <= 0)[0])]
+                raise ValueError(f"sample_weight of task {label!r} sums to zero")
         params = self._engine_params()
         if tuned:
             self.shared_rounds_, self.mu_task_, self.tuning_results_ = _multitask_tuning.choose(

@@ -27,7 +27,14 @@ from ._base import BaseSparseBoost, FeatureSelectorMixin
 from ._params import document, renamed_values, table_name
 from ._refit import RefitDelegates
 from ._training import check_group
-from ._validation import check_X, engine_mu, naming, resolve_n_jobs, resolve_seed
+from ._validation import (
+    check_target,
+    check_X,
+    engine_mu,
+    naming,
+    resolve_n_jobs,
+    resolve_seed,
+)
 from .selectors import WrapsBooster, default_booster, with_categorical
 
 # Rounds without improvement after which a fold's refit stops, when the
@@ -137,8 +144,14 @@ class SparseBoostSelectorCV(
     # -- checks ----------------------------------------------------------
 
     def _orders(self) -> tuple[str, ...]:
-        orders = (self.order,) if isinstance(self.order, str) else tuple(self.order)
-        if not orders or any(o not in _ORDERS for o in orders):
+        if isinstance(self.order, str):
+            orders = (self.order,)
+        else:
+            try:
+                orders = tuple(self.order)
+            except TypeError:
+                orders = ()
+        if not orders or any(not isinstance(o, str) or o not in _ORDERS for o in orders):
             raise ValueError(
                 f"order must be one of {', '.join(map(repr, _ORDERS))} or a list of them, "
                 f"got {self.order!r}"
@@ -160,8 +173,8 @@ class SparseBoostSelectorCV(
             or values[-1] > cap
         ):
             raise ValueError(
-                f"budgets must be None, 'all' or ints in [1, max_selected_features={cap}], "
-                f"got {self.budgets!r}"
+                f"budgets must be None, 'all' or ints in [1, {cap}] (max_selected_features, "
+                f"at most the number of features), got {self.budgets!r}"
             )
         return values
 
@@ -201,7 +214,7 @@ class SparseBoostSelectorCV(
         template = with_categorical(self._template(y), self)
         if template.random_state is None:
             template.set_params(random_state=resolve_seed(self.random_state, True) % 2**32)
-        y = np.asarray(y)
+        y = check_target(self, y, X.shape[0], labels=is_classifier(template))
         ranking = bool(template._ranking)
         if ranking:
             queries = _cv.query_ids(check_group(group, X.shape[0]))
