@@ -159,6 +159,20 @@ def test_a_task_of_two_rows_is_named_with_the_auto_parameter():
     assert model.fit(X, X[:, 0], task).shared_rounds_ >= 0
 
 
+def test_a_mu_group_the_grid_cannot_add_to_is_named_with_the_grid():
+    X = np.random.default_rng(0).normal(size=(90, 4))
+    model = MultiTaskSparseBoostRegressor(n_estimators=3, mu_group=0.95, mu_task="auto")
+    with pytest.raises(ValueError, match=r"mu_task='auto' tries .*mu_group=0.95 plus mu_task=0.1"):
+        model.fit(X, X[:, 0], np.arange(90) % 2)
+
+
+def test_without_a_penalty_auto_does_not_search_mu_task():
+    X = np.random.default_rng(0).normal(size=(90, 4))
+    model = MultiTaskSparseBoostRegressor(n_estimators=3, penalty="none", mu_task="auto")
+    model.fit(X, X[:, 0], np.arange(90) % 2)
+    assert model.tuning_results_["loss"].shape[1] == 1
+
+
 def test_dask_refuses_auto_and_says_what_to_do():
     da = pytest.importorskip("dask.array")
     from sparseboost.dask import DaskMultiTaskSparseBoostRegressor

@@ -131,6 +131,8 @@ def choose(estimator, X, y_encoded, codes, sample_weight, seed):
         else [estimator.shared_rounds]
     )
     mus = mu_task_grid(estimator.penalty) if is_auto(estimator.mu_task) else [estimator.mu_task]
+    if estimator.penalty == "none":
+        mus = mus[:1]  # no penalty: mu_task changes nothing
     labels = estimator.classes_ if classifier else None
     y_user = labels[y_encoded.astype(int)] if classifier else y_encoded
     folds = _folds(estimator, codes, y_encoded.astype(int) if classifier else None, seed)
@@ -149,12 +151,21 @@ def choose(estimator, X, y_encoded, codes, sample_weight, seed):
                 model = clone(estimator).set_params(
                     shared_rounds=s, mu_task=mu, callbacks=None, verbose=0
                 )
-                model.fit(
-                    X[train],
-                    y_user[train],
-                    estimator.tasks_[codes[train]],
-                    None if sample_weight is None else sample_weight[train],
-                )
+                try:
+                    model.fit(
+                        X[train],
+                        y_user[train],
+                        estimator.tasks_[codes[train]],
+                        None if sample_weight is None else sample_weight[train],
+                    )
+                except ValueError as e:
+                    if "mu_group + mu_task" in str(e) and is_auto(estimator.mu_task):
+                        raise ValueError(
+                            f"mu_task='auto' tries {mus}, and mu_group={estimator.mu_group!r} "
+                            f"plus mu_task={mu!r} is not below 1 (penalty 'agbm' needs "
+                            "mu_group + mu_task < 1): lower mu_group or give mu_task"
+                        ) from None
+                    raise
                 loss[i, j] += _task_losses(
                     model, X[valid], y_encoded[valid], codes[valid], w_valid, n_tasks, classifier
                 )

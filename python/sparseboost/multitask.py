@@ -367,7 +367,9 @@ _DOC_END = """
         ``"mu_task"`` (the candidates) and ``"loss"``, an array of shape
         ``(n_shared_rounds, n_mu_task, n_tasks)`` of each task's mean
         cross-validated loss per row (squared error, or log-loss); else
-        None.
+        None. Pickle keeps it; a model file (``save_model``) keeps only
+        ``shared_rounds_`` and ``mu_task_``, so it is None after
+        ``load_model``.
 
     Notes
     -----
