@@ -41,7 +41,7 @@ impl<'a> ModelBuilder<'a> {
     /// [`ModelBuilder::record_loss`].
     pub(crate) fn push(&mut self, grown: GrownTree, round: usize) -> Result<()> {
         if grown.tree.nodes.iter().any(|n| !n.value.is_finite()) {
-            return Err(self.diverged(self.model.trees.len()));
+            return Err(self.diverged(format!("at tree {}", self.model.trees.len())));
         }
         let mut tree = grown.tree;
         tree.round = Some(round as u32);
@@ -64,7 +64,7 @@ impl<'a> ModelBuilder<'a> {
         }
         let loss = loss();
         if !loss.is_finite() {
-            return Err(self.diverged(self.model.trees.len() - 1));
+            return Err(self.diverged(format!("at tree {}", self.model.trees.len() - 1)));
         }
         let n = self.model.trees.len();
         self.model.train_loss.resize(n, loss);
@@ -77,13 +77,20 @@ impl<'a> ModelBuilder<'a> {
     pub(crate) fn check_final_loss(&self, loss: f64) -> Result<()> {
         match loss.is_finite() {
             true => Ok(()),
-            false => Err(self.diverged(self.model.trees.len().saturating_sub(1))),
+            // Only the last tree's loss is known: the fit diverged there
+            // or before.
+            false => Err(self.diverged(format!(
+                "by tree {} (the training loss after it is not finite; \
+                 record_train_loss=True checks every tree)",
+                self.model.trees.len().saturating_sub(1)
+            ))),
         }
     }
 
-    fn diverged(&self, tree: usize) -> SbError {
+    /// `when`: "at tree N", or "by tree N" when only the end was checked.
+    fn diverged(&self, when: String) -> SbError {
         SbError::InvalidParameter(format!(
-            "the boosting diverged at tree {tree}: its leaf values overflow (learning_rate={:?} \
+            "the boosting diverged {when}: its leaf values overflow (learning_rate={:?} \
              is too large for these targets; use a value in (0, 1])",
             self.params.learning_rate
         ))
