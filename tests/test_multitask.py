@@ -380,3 +380,12 @@ def test_a_task_of_zero_weight_is_named_by_its_label():
     w = np.where(task == "small", 0.0, 1.0)
     with pytest.raises(ValueError, match="sample_weight of task 'small' sums to zero"):
         MultiTaskSparseBoostRegressor(n_estimators=3).fit(X, X[:, 0], task, sample_weight=w)
+
+
+def test_a_penalty_no_feature_can_pay_warns_as_the_single_task_booster_does():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    with pytest.warns(UserWarning, match="no feature can pay the penalty"):
+        model = MultiTaskSparseBoostRegressor(n_estimators=3, mu_group="1*mu_max")
+        model.fit(X, X[:, 0], np.arange(80) % 2)
+    assert not np.any(model.n_trees_)
