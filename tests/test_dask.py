@@ -237,6 +237,31 @@ def test_dataframes_keep_feature_names_and_eval_sets_stop_early(client):
     assert {"c1", "c4"} <= set(est.selected_feature_names_)
 
 
+def test_predictions_check_column_names_and_take_empty_partitions(client):
+    pd = pytest.importorskip("pandas")
+    X, y, _ = _problem("regression", n=600, seed=4)
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    ddf = dd.from_pandas(frame, npartitions=3)
+    est = DaskSparseBoostRegressor(client=client, n_estimators=10, random_state=0)
+    est.fit(ddf, dd.from_pandas(pd.Series(y), npartitions=3))
+    # Reordered or renamed columns: the local estimator's refusal, not a
+    # silent prediction from the wrong columns.
+    for bad in (ddf[list(frame.columns[::-1])], ddf.rename(columns={"c0": "z"})):
+        with pytest.raises(ValueError, match="columns must be the fit's"):
+            est.predict(bad)
+    # A filtered partition may hold no row.
+    kept = ddf.map_partitions(lambda part: part[part.index < 250])
+    np.testing.assert_allclose(
+        est.predict(kept).compute(), est.to_local().predict(frame.iloc[:250]), rtol=0, atol=0
+    )
+    # An evaluation set of Dask arrays (computed on the client).
+    dX, dy = da.from_array(X, chunks=(200, X.shape[1])), da.from_array(y, chunks=200)
+    stopped = DaskSparseBoostRegressor(
+        client=client, n_estimators=200, early_stopping_rounds=3, random_state=0
+    ).fit(dX, dy, eval_set=[(dX[:200], dy[:200])])
+    assert stopped.best_iteration_ is not None
+
+
 def test_unsupported_settings_and_bad_input_are_clear_errors(client):
     X, y, _ = _problem("regression", n=300)
     dX, dy = da.from_array(X, chunks=(100, X.shape[1])), da.from_array(y, chunks=100)

@@ -460,18 +460,46 @@ class _DaskFit:
         local = self.to_local()
         if not isinstance(X, (da.Array, dd.DataFrame)):
             return getattr(local, method)(X)
-        X, _ = _as_dask_matrix(X)
+        X = _predict_matrix(local, X)
         out = getattr(local, method)(np.zeros((1, X.shape[1]), dtype=X.dtype))
         # `meta` keeps Dask from calling the model on an empty 0 x 0 block.
         meta = np.empty((0,) * out.ndim, dtype=out.dtype)
+        block = _empty_blocks_too(getattr(local, method), out)
         if shape_after:
             chunks = (X.chunks[0], (out.shape[1],))
-            return X.map_blocks(getattr(local, method), chunks=chunks, meta=meta)
-        return X.map_blocks(getattr(local, method), drop_axis=1, meta=meta)
+            return X.map_blocks(block, chunks=chunks, meta=meta)
+        return X.map_blocks(block, drop_axis=1, meta=meta)
 
     def predict(self, X):
         """Predictions: a Dask array mapped over ``X``'s row chunks."""
         return self._map_rows(X, "predict", False)
+
+
+def _predict_matrix(local, X):
+    """A Dask ``X`` to predict on, as a Dask array, its columns checked
+    against the fit's by name (as the local estimator checks a pandas
+    DataFrame; the array the blocks become has no names)."""
+    X, names = _as_dask_matrix(X)
+    fitted = getattr(local, "feature_names_in_", None)
+    if names is not None and fitted is not None and list(names) != [str(c) for c in fitted]:
+        raise ValueError(
+            "X's columns must be the fit's, in the same order: the model was fitted on "
+            f"{[str(c) for c in fitted]}, got {list(names)}"
+        )
+    return X
+
+
+def _empty_blocks_too(predict, out):
+    """``predict`` over a block, with an empty result for a block of no
+    rows (a filtered partition), which scikit-learn's checks refuse;
+    ``out`` is a prediction of one row, for the shape and dtype."""
+
+    def block(x, *rest):
+        if x.shape[0] == 0:
+            return np.empty((0, *out.shape[1:]), dtype=out.dtype)
+        return predict(x, *rest)
+
+    return block
 
 
 def _hold_out(estimator, seed, X, y, w, group, task):
@@ -512,7 +540,8 @@ def _computed(value):
     if isinstance(value, (list, tuple)):
         return type(value)(_computed(v) for v in value)
     if dask.is_dask_collection(value):
-        return np.asarray(value.compute())
+        # Aligned: arrays unpickled from a worker may not be.
+        return np.require(np.asarray(value.compute()), requirements=["C", "A"])
     return value
 
 
@@ -684,16 +713,14 @@ class _DaskMultiTask(_DaskFit):
         local = self.to_local()
         if not isinstance(X, (da.Array, dd.DataFrame)):
             return getattr(local, method)(X, _computed(task))
-        X, _ = _as_dask_matrix(X)
+        X = _predict_matrix(local, X)
         if np.ndim(task) == 0 and not isinstance(task, da.Array):
             task = da.full(X.shape[0], task, chunks=(X.chunks[0],))
         task = _as_dask_vector(task, "task", X.chunks[0])
 
-        def block(x, t):
-            return getattr(local, method)(x, t[:, 0])
-
         out = getattr(local, method)(np.zeros((1, X.shape[1]), dtype=X.dtype), local.tasks_[:1])
         meta = np.empty((0,) * out.ndim, dtype=out.dtype)
+        block = _empty_blocks_too(lambda x, t: getattr(local, method)(x, t[:, 0]), out)
         if shape_after:
             chunks = (X.chunks[0], (out.shape[1],))
             return da.map_blocks(block, X, task[:, None], chunks=chunks, meta=meta)
