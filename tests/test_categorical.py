@@ -72,6 +72,11 @@ def test_codes_follow_frequency_and_the_rarest_share_one():
     assert np.isnan(codes[5:]).all(), "unseen and missing are NaN"
     with pytest.raises(TypeError, match="several kinds"):
         Categories.fit(np.array([1, "a", 2], dtype=object), 10, "c")
+    # Dates: a model file could not hold them, so the fit refuses them.
+    dates = np.array(["2020-01-01", "2021-06-30"] * 3, dtype="datetime64[us]")
+    for column in (dates, dates.astype(object)):
+        with pytest.raises(TypeError, match="column c holds values of kind"):
+            Categories.fit(column, 10, "c")
 
 
 def test_missing_and_unseen_categories_go_right():

@@ -137,6 +137,17 @@ class Categories:
                 f"categorical column {name} holds values of several kinds ({', '.join(kinds)}); "
                 "its categories must be all strings or all numbers"
             )
+        odd = uniques.dtype.kind not in "biufUSO" or any(
+            k not in ("bool", "number", "string") for k in kinds
+        )
+        if odd:
+            # Dates, timedeltas and other objects: a model file could not
+            # hold them (Categories.to_json), so they are refused here.
+            kind = kinds[0] if kinds else str(uniques.dtype)
+            raise TypeError(
+                f"categorical column {name} holds values of kind {kind}; its categories "
+                "must be strings, numbers or bools (turn dates into numbers or strings first)"
+            )
         if uniques.dtype == object and kinds == ["number"]:
             uniques = uniques.astype(np.float64)
         by_value = np.argsort(uniques, kind="stable")
