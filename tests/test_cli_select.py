@@ -232,6 +232,7 @@ def bad_model(tmp_path):
         # error whether CV chooses the budget or the user gives it.
         ("few_rows_auto", "selected no feature: no split is possible, the 36 fit rows"),
         ("few_rows_k", "selected no feature: no split is possible, the 36 fit rows"),
+        ("drop_target", "--drop names the target column 'y'"),
     ],
 )
 def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
@@ -255,6 +256,7 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
         "bad_model_field": None,
         "few_rows_auto": ["select", str(tmp_path / "few.csv"), "--target", "y"],
         "few_rows_k": ["select", str(tmp_path / "few.csv"), "--target", "y", "--n-features", "2"],
+        "drop_target": ["select", csv, "--target", "y", "--drop", "y"],
     }[case]
     if argv is None:
         argv = bad_model(tmp_path)
@@ -349,3 +351,15 @@ def test_with_a_cv_budget_the_model_takes_the_columns_cv_kept(tmp_path):
     )
     X = encoding.transform(new)[:, encoding.model_columns]
     np.testing.assert_array_equal(read_csv_exact(pd, p)["prediction"].to_numpy(), model.predict(X))
+
+
+def test_drop_and_categorical_find_columns_whose_header_has_spaces(tmp_path):
+    frame, score = make_frame(n=300)
+    frame = frame.rename(columns={frame.columns[0]: f" {frame.columns[0]} "})
+    frame["y"] = score
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    name = frame.columns[0].strip()
+    out = tmp_path / "o"
+    argv = ["select", str(tmp_path / "d.csv"), "--target", "y", "--drop", name, "--out", str(out)]
+    assert main(argv + FAST) == 0
+    assert f" {name} " not in (out / "selected_features.txt").read_text().splitlines()

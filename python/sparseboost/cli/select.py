@@ -77,6 +77,26 @@ def _names(text):
     return tuple(names)
 
 
+def _table_columns(option, names, columns, target, path) -> list:
+    """The table's columns that ``option`` names: each name as given, or
+    the one column equal to it once the spaces around the column's own
+    name are stripped (as ``_names`` strips the option's; CSV headers
+    often have them)."""
+    found = []
+    for name in names:
+        if name in columns:
+            found.append(name)
+            continue
+        near = [c for c in columns if str(c).strip() == name]
+        if len(near) == 1:
+            found.append(near[0])
+        elif name == target or str(target).strip() == name:
+            raise CliError(f"{option} names the target column {target!r}")
+        else:
+            raise CliError(f"{option} names no column of {path!r}: {name!r}")
+    return found
+
+
 def splitting_tasks():
     return ["regression", "classification", "ranking"]
 
@@ -169,10 +189,10 @@ def run(args, mu, path, out) -> dict:
         progress.note(f"{dropped} row(s) without a target value left out")
     task = splitting.resolve_task(args.task, data.y, data.groups is not None)
     if data.kind == "table":
-        for option, names in (("--drop", args.drop), ("--categorical", args.categorical)):
-            unknown = [n for n in names if n not in data.frame.columns]
-            if unknown:
-                raise CliError(f"{option} names no column of {path!r}: {', '.join(unknown)}")
+        drop = _table_columns("--drop", args.drop, data.frame.columns, args.target, path)
+        categorical = _table_columns(
+            "--categorical", args.categorical, data.frame.columns, args.target, path
+        )
         progress.stage(f"encoding {data.shape[1]} columns")
         try:
             encoding = Encoding.fit(
@@ -180,8 +200,8 @@ def run(args, mu, path, out) -> dict:
                 task=task,
                 target=args.target,
                 group=args.group,
-                categorical=set(args.categorical),
-                drop=set(args.drop),
+                categorical=set(categorical),
+                drop=set(drop),
             )
         except ValueError as e:
             raise CliError(f"DATA {path!r}: {e}") from None
