@@ -389,3 +389,14 @@ def test_a_penalty_no_feature_can_pay_warns_as_the_single_task_booster_does():
         model = MultiTaskSparseBoostRegressor(n_estimators=3, mu_group="1*mu_max")
         model.fit(X, X[:, 0], np.arange(80) % 2)
     assert not np.any(model.n_trees_)
+
+
+@pytest.mark.parametrize("search", ["group_testing", "exhaustive"])
+def test_the_split_search_that_ran_is_reported_as_for_one_task(search):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 50))
+    task = np.arange(500) % 2
+    model = MultiTaskSparseBoostRegressor(n_estimators=3, split_search=search)
+    model.fit(X, X[:, 0] + task, task)
+    assert model.split_search_ == search
+    assert (model.gt_n_subsets_ is None) == (model.gt_cache_bytes_ is None) == (search != "group_testing")

@@ -187,6 +187,33 @@ class BoosterCommon(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
         """The engine's objective and its configuration."""
         return {"objective": self._objective}
 
+    def _searched(self):
+        """The engine model that records the fit's split search (a
+        multitask fit's tasks share one)."""
+        return self._model
+
+    @property
+    def split_search_(self) -> str:
+        """The search the fit ran, "exhaustive" or "group_testing" (with
+        ``split_search="auto"``: the one the cost rule chose)."""
+        check_is_fitted(self)
+        return "exhaustive" if self._searched().gt_n_subsets is None else "group_testing"
+
+    @property
+    def gt_n_subsets_(self) -> int | None:
+        """With group testing: the number of random feature subsets,
+        p = ceil(e * s * ln(s / delta)), or ceil(4 * d' / L) for subsets
+        shortened to L = max(16, n_rows / 10) features; None otherwise."""
+        check_is_fitted(self)
+        return self._searched().gt_n_subsets
+
+    @property
+    def gt_cache_bytes_(self) -> int | None:
+        """With ``split_search="group_testing"``: the bytes held by the
+        prefix-sum cache during the fit; None otherwise."""
+        check_is_fitted(self)
+        return self._searched().gt_cache_bytes
+
     def _verbose(self) -> bool:
         """Whether ``verbose`` prints (and so records) the training loss."""
         return isinstance(self.verbose, numbers.Integral) and self.verbose > 0
@@ -427,21 +454,6 @@ class BaseSparseBoost(BoosterCommon):
         return self._model.n_trees
 
     @property
-    def split_search_(self) -> str:
-        """The search the fit ran, "exhaustive" or "group_testing" (with
-        ``split_search="auto"``: the one the cost rule chose)."""
-        check_is_fitted(self)
-        return "exhaustive" if self._model.gt_n_subsets is None else "group_testing"
-
-    @property
-    def gt_n_subsets_(self) -> int | None:
-        """With group testing: the number of random feature subsets,
-        p = ceil(e * s * ln(s / delta)), or ceil(4 * d' / L) for subsets
-        shortened to L = max(16, n_rows / 10) features; None otherwise."""
-        check_is_fitted(self)
-        return self._model.gt_n_subsets
-
-    @property
     def feature_weights_(self) -> np.ndarray:
         """The final feature sampling probabilities, shape ``(n_features_in_,)``,
         summing to 1: uniform, or with ``feature_sampling="dynamic"`` the
@@ -451,13 +463,6 @@ class BaseSparseBoost(BoosterCommon):
         if weights.size == 0:  # a model file written before the weights existed
             weights = np.full(self.n_features_in_, 1.0 / self.n_features_in_)
         return weights
-
-    @property
-    def gt_cache_bytes_(self) -> int | None:
-        """With ``split_search="group_testing"``: the bytes held by the
-        prefix-sum cache during the fit; None otherwise."""
-        check_is_fitted(self)
-        return self._model.gt_cache_bytes
 
     @property
     def train_loss_(self) -> np.ndarray:

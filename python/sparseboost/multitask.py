@@ -260,6 +260,10 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
             )
         return self
 
+    def _searched(self):
+        # Every task's model records the one search its shared fit ran.
+        return self._model.tasks[0]
+
     def _task_codes(self, task, n_rows):
         """Each row's task index in ``tasks_``; a single label means every row."""
         if np.ndim(task) == 0 and task is not None:
