@@ -399,4 +399,5 @@ def test_the_split_search_that_ran_is_reported_as_for_one_task(search):
     model = MultiTaskSparseBoostRegressor(n_estimators=3, split_search=search)
     model.fit(X, X[:, 0] + task, task)
     assert model.split_search_ == search
-    assert (model.gt_n_subsets_ is None) == (model.gt_cache_bytes_ is None) == (search != "group_testing")
+    exhaustive = search != "group_testing"
+    assert (model.gt_n_subsets_ is None) == (model.gt_cache_bytes_ is None) == exhaustive
