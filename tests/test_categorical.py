@@ -222,3 +222,12 @@ def test_the_selectors_that_wrap_a_booster_take_categorical_columns():
     codes.loc[codes["city"] < 0, "city"] = np.nan
     top = TopKSelector(n_features_to_select=1, categorical_features=[3]).fit(codes.to_numpy(), y)
     assert top.estimator_.categorical_features == [0]
+
+
+def test_reordered_columns_are_named_before_a_categorical_dtype():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"c": pd.Categorical(list("edab") * 50), "x": rng.random(200)})
+    model = SparseBoostRegressor(n_estimators=5).fit(frame, (frame.c == "a") * 2 + frame.x)
+    with pytest.raises(ValueError, match="same order as they were in fit"):
+        model.predict(frame[["x", "c"]])

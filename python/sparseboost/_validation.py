@@ -19,7 +19,13 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d, validate_data
+from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_sample_weight,
+    check_array,
+    column_or_1d,
+    validate_data,
+)
 
 from . import _core
 
@@ -136,6 +142,10 @@ def check_X(
     ``reset``, applied otherwise."""
     with naming("X"), converting("X"):
         X = _as_array(X, "X")
+        if not reset and hasattr(X, "columns"):
+            # Names first: reordered columns are that error, not one about
+            # a categorical column's dtype in the wrong place.
+            _check_feature_names(estimator, X, reset=False)
         X = _categorical_codes(estimator, X, reset)
         _reject_non_numbers(X, "X", sparse_ok=not dense_only)
         return validate_data(
