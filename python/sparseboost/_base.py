@@ -138,7 +138,9 @@ class FeatureSelectorMixin(SelectorMixin):
     def transform(self, X):
         """The columns of ``X`` that the model selected
         (``selected_features_``, in column order), shape (n_samples,
-        n_selected). ``X`` is checked as ``predict`` checks it."""
+        n_selected). ``X`` is checked as ``predict`` checks it. A categorical
+        column comes out as the numeric codes the model reads (its values
+        with ``set_output(transform="pandas")``)."""
         check_is_fitted(self)
         checked = check_X(self, X, reset=False)
         output = _get_output_config("transform", estimator=self)["dense"]
