@@ -233,6 +233,8 @@ def bad_model(tmp_path):
         ("few_rows_auto", "selected no feature: no split is possible, the 36 fit rows"),
         ("few_rows_k", "selected no feature: no split is possible, the 36 fit rows"),
         ("drop_target", "--drop names the target column 'y'"),
+        ("group_not_ranking", "--group gives query ids, which only --task ranking takes"),
+        ("float_relevance", "ranking (--group) needs the target to hold relevance labels"),
     ],
 )
 def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
@@ -244,6 +246,8 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
     (tmp_path / "d.xyz").write_text("1,2\n")
     frame.assign(y=1.0).to_csv(tmp_path / "one.csv", index=False)
     frame.iloc[:60].to_csv(tmp_path / "few.csv", index=False)
+    ranked = str(tmp_path / "ranked.csv")
+    frame.assign(q=np.arange(len(frame)) // 10).to_csv(ranked, index=False)
     argv = {
         "missing_file": ["select", str(tmp_path / "absent.csv"), "--target", "y"],
         "unreadable": ["select", str(tmp_path / "bad.parquet"), "--target", "y"],
@@ -257,6 +261,9 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
         "few_rows_auto": ["select", str(tmp_path / "few.csv"), "--target", "y"],
         "few_rows_k": ["select", str(tmp_path / "few.csv"), "--target", "y", "--n-features", "2"],
         "drop_target": ["select", csv, "--target", "y", "--drop", "y"],
+        "group_not_ranking": ["select", ranked, "--target", "y", "--group", "q"]
+        + ["--task", "regression"],
+        "float_relevance": ["select", ranked, "--target", "y", "--group", "q"],
     }[case]
     if argv is None:
         argv = bad_model(tmp_path)

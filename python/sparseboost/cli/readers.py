@@ -132,8 +132,8 @@ def _table(path, fmt, target, group, need_target, columns) -> Data:
     names, frame = _parquet(path) if fmt == "parquet" else _csv(path, fmt)
     for option, name in (("--target", target), ("--group", group)):
         if name is not None and name not in names:
-            shown = ", ".join(names[:8])
-            raise CliError(f"{option} {name!r}: no such column in {path!r} (columns: {shown}, ...)")
+            shown = ", ".join(map(repr, names[:8])) + (", ..." if len(names) > 8 else "")
+            raise CliError(f"{option} {name!r}: no such column in {path!r} (columns: {shown})")
     if columns is None:
         _check_names(path, names)
         frame.columns = names

@@ -24,18 +24,33 @@ def resolve_task(task: str, y, has_groups: bool) -> str:
         raise CliError(f"the target has {int(missing.sum())} missing value(s); drop those rows")
     distinct = np.unique(values.astype(str) if values.dtype == object else values)
     if len(distinct) < 2:
-        raise CliError(f"the target has one value ({distinct[0]!r}); there is nothing to predict")
+        raise CliError(
+            f"the target has one value ({distinct[0].item()!r}); there is nothing to predict"
+        )
     if task == "ranking" and not has_groups:
         raise CliError("--task ranking needs query ids: --group COL (or qid: in an svmlight file)")
+    if task not in ("auto", "ranking") and has_groups:
+        raise CliError(f"--group gives query ids, which only --task ranking takes, not {task}")
+    if task == "ranking" or (task == "auto" and has_groups):
+        _check_relevance(values)
+        return "ranking"
     if task != "auto":
         return task
-    if has_groups:
-        return "ranking"
     numeric = values.dtype.kind in "iuf"
     if not numeric:
         return "classification"
     integral = values.dtype.kind in "iu" or bool(np.all(values == np.round(values)))
     return "classification" if integral and len(distinct) <= MAX_INTEGER_CLASSES else "regression"
+
+
+def _check_relevance(values) -> None:
+    """A ranking target: relevance labels 0, 1, 2, ... (LambdaRank's gains)."""
+    numeric = values.dtype.kind in "iuf"
+    if not numeric or np.any(values < 0) or np.any(values != np.round(values)):
+        raise CliError(
+            "ranking (--group) needs the target to hold relevance labels 0, 1, 2, ...; "
+            f"it holds {np.unique(values)[:5].tolist()}..."
+        )
 
 
 def drop_missing_targets(data):
