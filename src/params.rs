@@ -306,7 +306,12 @@ impl BoosterParams {
         })?;
         check(
             self.learning_rate.is_finite() && self.learning_rate > 0.0,
-            || format!("learning_rate must be finite and > 0, got {:?}", self.learning_rate),
+            || {
+                format!(
+                    "learning_rate must be finite and > 0, got {:?}",
+                    self.learning_rate
+                )
+            },
         )?;
         check(self.max_leaves >= 2, || {
             format!("max_leaves must be >= 2, got {}", self.max_leaves)

@@ -483,7 +483,10 @@ fn huge_weights_give_finite_probabilities_and_a_divergent_learning_rate_is_an_er
     assert!(e.contains("learning_rate"), "{e}");
     // Without the losses only the end is checked: the message says "by",
     // and how to find the tree.
-    assert!(e.contains("diverged by tree") && e.contains("record_train_loss"), "{e}");
+    assert!(
+        e.contains("diverged by tree") && e.contains("record_train_loss"),
+        "{e}"
+    );
     let recorded = BoosterParams {
         record_train_loss: true,
         ..reckless
