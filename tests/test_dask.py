@@ -247,7 +247,7 @@ def test_predictions_check_column_names_and_take_empty_partitions(client):
     # Reordered or renamed columns: the local estimator's refusal, not a
     # silent prediction from the wrong columns.
     for bad in (ddf[list(frame.columns[::-1])], ddf.rename(columns={"c0": "z"})):
-        with pytest.raises(ValueError, match="columns must be the fit's"):
+        with pytest.raises(ValueError, match="X: The feature names should match"):
             est.predict(bad)
     # A filtered partition may hold no row.
     kept = ddf.map_partitions(lambda part: part[part.index < 250])

@@ -243,17 +243,20 @@ def set_history(estimator, history: dict, set_names) -> None:
     estimator.best_score_ = None if best is None else float(best[1])
 
 
-def warn_if_nothing_paid(estimator) -> None:
+def warn_if_nothing_paid(estimator, penalty: str | None = None) -> None:
     """Warn when the penalty kept every feature out: μ ≥ μ_max, so the
-    first round grew no tree and the model predicts its base score."""
+    first round grew no tree and the model predicts its base score.
+    ``penalty``: how the estimator's μ reads (its ``mu`` when None; a
+    multitask estimator's two)."""
     mu_max = estimator.mu_max_
     # μ_max = 0: no split gains anything at any μ (a constant target, say).
-    if mu_max is None or mu_max <= 0 or estimator.n_trees_ > 0:
+    if mu_max is None or mu_max <= 0 or np.any(estimator.n_trees_):
         return
-    value, relative = engine_mu(estimator.mu)
-    mu = value * mu_max if relative else value
+    if penalty is None:
+        value, relative = engine_mu(estimator.mu)
+        penalty = f"mu={estimator.mu!r} ({value * mu_max if relative else value:.6g})"
     warnings.warn(
-        f"no feature can pay the penalty: mu={estimator.mu!r} ({mu:.6g}) >= mu_max={mu_max:.6g}, "
+        f"no feature can pay the penalty: {penalty} >= mu_max={mu_max:.6g}, "
         "the smallest mu at which the first round admits no feature; the model has no tree "
         "and predicts a constant. Use a smaller mu, or one relative to mu_max "
         "(for example mu='0.3*mu_max').",

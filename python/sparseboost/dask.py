@@ -43,12 +43,12 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 from . import _core, _multitask_tuning, _training
 from ._params import document
 from ._matrix import engine_matrix
-from ._validation import check_labels_sortable
+from ._validation import check_labels_sortable, naming
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 from .multitask import (
     MultiTaskSparseBoostClassifier,
@@ -476,17 +476,16 @@ class _DaskFit:
 
 
 def _predict_matrix(local, X):
-    """A Dask ``X`` to predict on, as a Dask array, its columns checked
-    against the fit's by name (as the local estimator checks a pandas
-    DataFrame; the array the blocks become has no names)."""
-    X, names = _as_dask_matrix(X)
-    fitted = getattr(local, "feature_names_in_", None)
-    if names is not None and fitted is not None and list(names) != [str(c) for c in fitted]:
-        raise ValueError(
-            "X's columns must be the fit's, in the same order: the model was fitted on "
-            f"{[str(c) for c in fitted]}, got {list(names)}"
-        )
-    return X
+    """A Dask ``X`` to predict on, as a Dask array; a DataFrame's column
+    names are checked against the fit's first, as the local estimator
+    checks a pandas DataFrame's (the blocks it becomes have no names)."""
+    if hasattr(X, "columns"):
+        import pandas as pd
+
+        # (scikit-learn reads the names of pandas frames only: an empty one.)
+        with naming("X"):
+            _check_feature_names(local, pd.DataFrame(columns=X.columns), reset=False)
+    return _as_dask_matrix(X)[0]
 
 
 def _empty_blocks_too(predict, out):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import inspect
 import numbers
-import warnings
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
@@ -248,16 +247,9 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
         )
         _training.set_history(self, history, names)
         self.mu_max_ = history["mu_max"]
-        if self.mu_max_ and not np.any(self.n_trees_):
-            # As the single-task booster warns (warn_if_nothing_paid).
-            warnings.warn(
-                f"no feature can pay the penalty: mu_group={self.mu_group!r} and "
-                f"mu_task={self.mu_task_!r} admit no feature at mu_max={self.mu_max_:.6g}; "
-                "no task has a tree, and each predicts a constant. Use smaller values, or "
-                "ones relative to mu_max (for example mu_group='0.1*mu_max').",
-                UserWarning,
-                stacklevel=3,
-            )
+        _training.warn_if_nothing_paid(
+            self, f"mu_group={self.mu_group!r} plus mu_task={self.mu_task_!r}"
+        )
         return self
 
     def _searched(self):
