@@ -254,12 +254,15 @@ def test_predictions_check_column_names_and_take_empty_partitions(client):
     np.testing.assert_allclose(
         est.predict(kept).compute(), est.to_local().predict(frame.iloc[:250]), rtol=0, atol=0
     )
-    # An evaluation set of Dask arrays (computed on the client).
+    # An evaluation set of Dask arrays (computed on the client). Few rounds:
+    # its rows are training rows, on which the score never stops improving.
     dX, dy = da.from_array(X, chunks=(200, X.shape[1])), da.from_array(y, chunks=200)
-    stopped = DaskSparseBoostRegressor(
-        client=client, n_estimators=200, early_stopping_rounds=3, random_state=0
+    evaluated = DaskSparseBoostRegressor(
+        client=client, n_estimators=8, early_stopping_rounds=3, random_state=0
     ).fit(dX, dy, eval_set=[(dX[:200], dy[:200])])
-    assert stopped.best_iteration_ is not None
+    assert evaluated.best_iteration_ == 7
+    (history,) = evaluated.evals_result_.values()
+    assert [len(values) for values in history.values()] == [8]
 
 
 def test_unsupported_settings_and_bad_input_are_clear_errors(client):

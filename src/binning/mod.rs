@@ -556,6 +556,33 @@ mod tests {
     }
 
     #[test]
+    fn float32_values_get_the_cuts_and_bins_of_the_same_values_as_float64() {
+        // Enough rows for the bucketed cut points (more buckets than bins),
+        // with ties, NaN and -0.0; all rows and a row sample.
+        let (n, d) = (3000, 5);
+        let mut rng = Rng::new(6);
+        let x32: Vec<f32> = (0..n * d)
+            .map(|i| match (i % d, i % 11) {
+                (_, 0) => f32::NAN,
+                (0, 1) => -0.0,
+                (1, _) => (rng.below(7)) as f32 * 0.5,
+                (2, _) => (8.0 * rng.next_f64()).exp() as f32,
+                _ => (rng.next_f64() * 2.0 - 1.0) as f32,
+            })
+            .collect();
+        let x64: Vec<f64> = x32.iter().map(|&v| f64::from(v)).collect();
+        for sample_rows in [n, 700] {
+            let narrow = FeatureMatrix::dense_f32(&x32, n, d);
+            let wide = FeatureMatrix::dense(&x64, n, d);
+            let a = bin_features(&narrow, 255, sample_rows, 2, &[], &never).unwrap();
+            let b = bin_features(&wide, 255, sample_rows, 2, &[], &never).unwrap();
+            assert_eq!(a.mappers, b.mappers, "sample of {sample_rows}");
+            assert_eq!(decoded(&a), decoded(&b), "sample of {sample_rows}");
+            assert!(a.mappers[3].thresholds.len() > 200, "a weak test");
+        }
+    }
+
+    #[test]
     fn matrix_is_column_major_and_rejects_inf() {
         // 3 rows x 2 features, row-major
         let x = [1.0, 10.0, 2.0, f64::NAN, 3.0, 30.0];
