@@ -125,7 +125,10 @@ def _in_process(estimator, X, y, group, weight=None):
     def exchange(requests):
         return [s.handle(r) for s, r in zip(shards, requests)]
 
-    model, _, traffic = _core.fit_sharded(params, exchange, len(shards), X.shape[1])
+    placed = [rows.tolist() for rows in estimator.shard_rows_]
+    model, _, traffic = _core.fit_sharded(
+        params, exchange, len(shards), X.shape[1], shard_rows=placed
+    )
     return model, traffic
 
 
@@ -220,6 +223,30 @@ def test_empty_and_imbalanced_shards(client):
         model, _ = _in_process(est, X, y, None, weight=w)
         assert est._model.to_json() == model.to_json()
         assert {1, 4} <= set(est.selected_features_)
+
+
+@pytest.mark.parametrize("kind", ["regression", "ranking"])
+def test_a_row_sample_does_not_depend_on_where_dask_put_the_chunks(client, kind):
+    # Rows are sampled in X's order, not in the order of the shards' rows:
+    # interleaved chunks, on either worker, draw the single machine's
+    # samples (only the order of the shards' sums differs).
+    X, y, group = _problem(kind, n=900, seed=5)
+    cut = [300, 450, 700]
+    if group is not None:
+        ends = np.cumsum(group)
+        cut = [int(ends[np.searchsorted(ends, c)]) for c in cut]  # whole queries
+    params = dict(_PARAMS, n_estimators=12, subsample=0.6)
+    local = (SparseBoostRanker if group is not None else SparseBoostRegressor)(**params)
+    local = _fit(local, X, y, group)
+    a, b = sorted(client.ncores())
+    for owners in [(a, b, a, b), (b, a, b, a), (b, b, a, a)]:
+        dX = _placed(client, np.split(X, cut), owners)
+        dy = _placed(client, np.split(y, cut), owners)
+        cls = DaskSparseBoostRanker if group is not None else DaskSparseBoostRegressor
+        est = _fit(cls(client=client, **params), dX, dy, group)
+        assert est.n_workers_ == 2
+        np.testing.assert_allclose(est.to_local().predict(X), local.predict(X), rtol=0, atol=1e-9)
+        assert list(est.selected_features_) == list(local.selected_features_)
 
 
 def test_dataframes_keep_feature_names_and_eval_sets_stop_early(client):

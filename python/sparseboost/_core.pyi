@@ -287,6 +287,7 @@ def fit_sharded(
         int, tuple[float, bool], tuple[list[float], bool], npt.NDArray[np.bool_] | None, int
     ]
     | None = None,
+    shard_rows: list[list[int]] | None = None,
 ) -> tuple[Model | MultiTaskModel, dict[str, Any], dict[str, Any]]:
     """Fit on `n_shards` shards reached through `exchange` (one request per
     shard out, one reply per shard back); `(model, history, traffic)`. With

@@ -327,6 +327,16 @@ class _DaskFit:
         holders = client.who_has(chunks["X"])
         owner = [sorted(holders[f.key])[0] for f in chunks["X"]]
         workers = list(dict.fromkeys(owner))
+        # Each shard's rows (its chunks in order) by their row number in X:
+        # the engine draws its row samples in X's order, so that they do
+        # not depend on where Dask placed the chunks.
+        starts = np.concatenate([[0], np.cumsum(row_chunks)]).astype(np.int64)
+        shard_rows = [
+            np.concatenate(
+                [np.arange(starts[i], starts[i + 1]) for i, o in enumerate(owner) if o == worker]
+            )
+            for worker in workers
+        ]
         futures = []
         for worker in workers:
             ids = [i for i, o in enumerate(owner) if o == worker]
@@ -362,6 +372,7 @@ class _DaskFit:
                 callback=callback,
                 init_model=init,
                 multitask=self._multitask_settings(),
+                shard_rows=[rows.tolist() for rows in shard_rows],
             )
         except ShardLostError as e:
             e.partial = self._partial(getattr(e, "partial_model", None))
@@ -370,13 +381,7 @@ class _DaskFit:
             client.cancel(futures)
         _training.set_history(self, history, set_names)
         self.n_workers_ = len(workers)
-        starts = np.concatenate([[0], np.cumsum(row_chunks)])
-        self.shard_rows_ = [
-            np.concatenate(
-                [np.arange(starts[i], starts[i + 1]) for i, o in enumerate(owner) if o == worker]
-            )
-            for worker in workers
-        ]
+        self.shard_rows_ = shard_rows
         self._after_fit(history)
         return self
 

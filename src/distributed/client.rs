@@ -8,6 +8,7 @@
 use super::channel::{outputs, protocol_error, Channel, Traffic};
 use super::group_search::ClientTests;
 use super::protocol::{Op, Output, SampleValues};
+use super::row_order::RowOrder;
 use super::scores::ShardScores;
 use super::transport::Transport;
 use crate::binning::{BinMapper, Shape};
@@ -124,9 +125,10 @@ fn start(
     Ok((fitted, history, channel.traffic))
 }
 
-/// The targets pooled from every shard, in row order.
+/// The targets pooled from every shard, in the data's row order, and
+/// where each row is.
 struct Pooled {
-    rows_per_shard: Vec<usize>,
+    order: RowOrder,
     n_features: usize,
     y: Vec<f64>,
     weights: Option<Vec<f64>>,
@@ -135,6 +137,7 @@ struct Pooled {
 }
 
 fn pool_targets(channel: &mut Channel) -> Result<Pooled> {
+    let placed = channel.transport.shard_rows();
     let replies = channel.all(vec![Op::Describe, Op::Targets])?;
     let described = outputs(&replies, 0, "its shape", |o| match o {
         Output::Described {
@@ -173,27 +176,47 @@ fn pool_targets(channel: &mut Channel) -> Result<Pooled> {
             "either every shard has sample weights (query groups, tasks) or none has".into(),
         ));
     }
-    let mut pooled = Pooled {
-        rows_per_shard: described.iter().map(|s| s.0).collect(),
-        n_features: d,
-        y: Vec::new(),
-        weights: (weighted > 0).then(Vec::new),
-        group_sizes: (grouped > 0).then(Vec::new),
-        task: (tasked > 0).then(Vec::new),
-    };
-    for (y, w, g, t) in targets {
-        pooled.y.extend(y);
-        if let (Some(all), Some(t)) = (&mut pooled.task, t) {
-            all.extend(t.iter().map(|&t| t as usize));
-        }
-        if let (Some(all), Some(w)) = (&mut pooled.weights, w) {
-            all.extend(w);
-        }
-        if let (Some(all), Some(g)) = (&mut pooled.group_sizes, g) {
-            all.extend(g.iter().map(|&s| s as usize));
-        }
+    let rows_per_shard: Vec<usize> = described.iter().map(|s| s.0).collect();
+    if targets
+        .iter()
+        .zip(&rows_per_shard)
+        .any(|(t, &m)| t.0.len() != m)
+    {
+        return Err(protocol_error("targets of every row"));
     }
-    Ok(pooled)
+    let order = match placed {
+        Some(rows) => RowOrder::placed(rows, &rows_per_shard)?,
+        None => RowOrder::contiguous(&rows_per_shard),
+    };
+    let ys: Vec<Vec<f64>> = targets.iter().map(|t| t.0.clone()).collect();
+    let weights: Option<Vec<Vec<f64>>> = (weighted > 0).then(|| {
+        targets
+            .iter()
+            .map(|t| t.1.clone().expect("every shard's"))
+            .collect()
+    });
+    let groups: Option<Vec<Vec<usize>>> = (grouped > 0).then(|| {
+        let sizes = |t: &Option<Vec<u64>>| {
+            let sizes = t.as_ref().expect("every shard's");
+            sizes.iter().map(|&s| s as usize).collect()
+        };
+        targets.iter().map(|t| sizes(&t.2)).collect()
+    });
+    let tasks: Option<Vec<Vec<usize>>> = (tasked > 0).then(|| {
+        let tasks = |t: &Option<Vec<u32>>| {
+            let tasks = t.as_ref().expect("every shard's");
+            tasks.iter().map(|&t| t as usize).collect()
+        };
+        targets.iter().map(|t| tasks(&t.3)).collect()
+    });
+    Ok(Pooled {
+        n_features: d,
+        y: order.gather(&ys),
+        weights: weights.map(|w| order.gather(&w)),
+        group_sizes: groups.map(|g| order.gather_queries(&g)),
+        task: tasks.map(|t| order.gather(&t)),
+        order,
+    })
 }
 
 /// The cut points of every feature, from the rows a single-machine fit of
@@ -206,25 +229,17 @@ fn pooled_binning(
     pooled: &Pooled,
     should_stop: &ShouldStop,
 ) -> Result<(Vec<BinMapper>, Vec<bool>, DataShape)> {
-    let n: usize = pooled.rows_per_shard.iter().sum();
+    let n = pooled.y.len();
     let d = pooled.n_features;
-    let sample: Vec<usize> = if n > params.bin_sample_rows {
-        Rng::derive(params.seed, u64::MAX).sample_sorted(n, params.bin_sample_rows)
+    let sample: Vec<u32> = if n > params.bin_sample_rows {
+        let drawn = Rng::derive(params.seed, u64::MAX).sample_sorted(n, params.bin_sample_rows);
+        drawn.into_iter().map(|r| r as u32).collect()
     } else {
-        (0..n).collect()
+        (0..n as u32).collect()
     };
-    let mut local: Vec<Vec<u32>> = Vec::new();
-    let mut start = 0;
-    for &m in &pooled.rows_per_shard {
-        local.push(
-            sample
-                .iter()
-                .filter(|&&r| (start..start + m).contains(&r))
-                .map(|&r| (r - start) as u32)
-                .collect(),
-        );
-        start += m;
-    }
+    let local = pooled.order.split(&sample);
+    // The sampled rows in the order of the shards' replies.
+    let sample = pooled.order.concatenated(&local);
     // About 32 MB of float64 values per block.
     let width = ((1usize << 22) / sample.len().max(1)).clamp(1, d);
     let mut mappers = Vec::with_capacity(d);
@@ -332,10 +347,7 @@ fn run(
 ) -> Result<(Fitted, History)> {
     let started = Instant::now();
     let pooled = pool_targets(channel)?;
-    let (n, d) = (
-        pooled.rows_per_shard.iter().sum::<usize>(),
-        pooled.n_features,
-    );
+    let (n, d) = (pooled.y.len(), pooled.n_features);
     let bad = |m: String| Err(SbError::InvalidInput(m));
     if n == 0 {
         return bad("X has no rows".into());
@@ -423,18 +435,12 @@ fn run(
         splittable: &splittable,
         init,
     };
-    let starts = std::iter::once(0)
-        .chain(pooled.rows_per_shard.iter().scan(0, |end, &m| {
-            *end += m;
-            Some(*end)
-        }))
-        .collect();
     let mut backend = ShardScores {
         channel: &mut *channel,
         grower,
         mappers: &mappers,
         population_rows: plan.populations.iter().map(|p| p.y.len()).collect(),
-        starts,
+        order: &pooled.order,
         tests,
         subsampled: params.subsample < 1.0,
     };

@@ -22,6 +22,7 @@ mod group_search;
 mod nodes;
 mod packed;
 pub mod protocol;
+mod row_order;
 mod scores;
 pub mod shard;
 mod shard_tests;

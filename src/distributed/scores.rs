@@ -6,6 +6,7 @@ use super::channel::{outputs, Channel};
 use super::group_search::ClientTests;
 use super::nodes::ShardNodes;
 use super::protocol::{Op, Output};
+use super::row_order::RowOrder;
 use crate::binning::BinMapper;
 use crate::error::Result;
 use crate::grower::{GrownTree, TreeGrower};
@@ -22,8 +23,8 @@ pub(super) struct ShardScores<'c, 't> {
     pub mappers: &'c [BinMapper],
     /// The rows of each population of the plan (summed over shards).
     pub population_rows: Vec<usize>,
-    /// The first row of every shard, and the end (the rows of all).
-    pub starts: Vec<usize>,
+    /// Where each row is.
+    pub order: &'c RowOrder,
     /// Group testing's subsets, and the bytes of the shards' caches.
     pub tests: Option<(ClientTests, usize)>,
     /// Trees are grown on row samples.
@@ -40,17 +41,8 @@ impl<'c, 't> ShardScores<'c, 't> {
         job: &Job,
         rows: &[u32],
     ) -> (ShardNodes<'s, 't>, &'s mut TreeGrower<'c>) {
-        let sample = (rows.len() != self.population_rows[job.population]).then(|| {
-            let mut parts: Vec<Vec<u32>> = vec![Vec::new(); self.starts.len() - 1];
-            let mut shard = 0;
-            for &r in rows {
-                while r as usize >= self.starts[shard + 1] {
-                    shard += 1;
-                }
-                parts[shard].push(r - self.starts[shard] as u32);
-            }
-            parts
-        });
+        let sample =
+            (rows.len() != self.population_rows[job.population]).then(|| self.order.split(rows));
         let nodes = ShardNodes {
             channel: &mut *self.channel,
             output: job.output,

@@ -18,6 +18,13 @@ pub trait Transport: Send {
     /// replies, in shard order. An error (a lost worker, a shard's own
     /// error) ends the fit.
     fn exchange(&mut self, requests: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>>;
+
+    /// The data's row number of each row of each shard (ascending within a
+    /// shard), when the shards are not in row order (the chunks a Dask
+    /// worker holds). `None`: shard 0 holds the first rows, and so on.
+    fn shard_rows(&self) -> Option<Vec<Vec<u32>>> {
+        None
+    }
 }
 
 /// Shards in this process, each with its rows, served one after the other

@@ -81,11 +81,16 @@ struct PyTransport {
     exchange: Py<PyAny>,
     n_shards: usize,
     raised: Arc<Mutex<Option<PyErr>>>,
+    shard_rows: Option<Vec<Vec<u32>>>,
 }
 
 impl Transport for PyTransport {
     fn n_shards(&self) -> usize {
         self.n_shards
+    }
+
+    fn shard_rows(&self) -> Option<Vec<Vec<u32>>> {
+        self.shard_rows.clone()
     }
 
     fn exchange(&mut self, requests: Vec<Vec<u8>>) -> crate::Result<Vec<Vec<u8>>> {
@@ -138,12 +143,14 @@ type MultiTask<'py> = (
 /// [`PyTransport`]), with `params` and evaluation sets of `n_features`
 /// columns held here, resuming from `init_model`'s rounds if given; one
 /// model per task with `multitask` (the shards hold their rows' tasks).
-/// Returns `(model, history, traffic)`; releases the GIL between
+/// `shard_rows`: the data's row number of each shard's rows (ascending in
+/// each), when the shards are not in row order; samples are drawn in the
+/// data's order. Returns `(model, history, traffic)`; releases the GIL between
 /// exchanges, and Ctrl-C stops the fit. An error during boosting carries
 /// the model of the rounds completed as its `partial_model` attribute
 /// (None without one).
 #[pyfunction]
-#[pyo3(signature = (params, exchange, n_shards, n_features, eval_sets=Vec::new(), callback=None, init_model=None, multitask=None))]
+#[pyo3(signature = (params, exchange, n_shards, n_features, eval_sets=Vec::new(), callback=None, init_model=None, multitask=None, shard_rows=None))]
 #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
 fn fit_sharded<'py>(
     py: Python<'py>,
@@ -155,6 +162,7 @@ fn fit_sharded<'py>(
     callback: Option<Bound<'py, PyAny>>,
     init_model: Option<PyRef<'py, PyModel>>,
     multitask: Option<MultiTask<'py>>,
+    shard_rows: Option<Vec<Vec<u32>>>,
 ) -> PyResult<(Py<PyAny>, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let params = super::params::from_dict(params)?;
     let multitask = match multitask {
@@ -171,6 +179,7 @@ fn fit_sharded<'py>(
         exchange: exchange.unbind(),
         n_shards,
         raised: raised.clone(),
+        shard_rows,
     };
     let init = init_model.as_ref().map(|m| &m.model);
     let mut partial = None;
