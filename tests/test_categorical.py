@@ -8,6 +8,7 @@ name)."""
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -222,6 +223,52 @@ def test_the_selectors_that_wrap_a_booster_take_categorical_columns():
     codes.loc[codes["city"] < 0, "city"] = np.nan
     top = TopKSelector(n_features_to_select=1, categorical_features=[3]).fit(codes.to_numpy(), y)
     assert top.estimator_.categorical_features == [0]
+
+
+def test_a_selector_at_its_default_takes_the_wrapped_boosters_categorical_columns():
+    from sklearn.metrics import r2_score
+    from sparseboost import SparseBoostSelector, SparseBoostSelectorCV, TopKSelector
+
+    # An odd/even effect of a 30-code column: split as numbers, a few trees
+    # of two leaves cannot find it.
+    rng = np.random.default_rng(0)
+    code = rng.integers(0, 30, 1000)
+    X = np.column_stack([code, rng.normal(size=1000)]).astype(float)
+    y = (code % 2) * 5.0 + 0.1 * rng.normal(size=1000)
+    frame = pd.DataFrame(X, columns=["code", "x"])
+    for data, spec in [(X, [0]), (frame, ["code"])]:
+        booster = SparseBoostRegressor(
+            n_estimators=30, max_leaves=2, learning_rate=0.5, random_state=0,
+            categorical_features=spec,
+        )  # fmt: skip
+        assert booster.fit(data, y).score(data, y) > 0.99
+        for selector in (
+            SparseBoostSelectorCV(booster, max_selected_features=2, cv=3),
+            TopKSelector(booster, n_features_to_select=2),
+            SparseBoostSelector(booster),
+        ):
+            selector.fit(data, y)
+            assert list(selector.categorical_features_) == [0], type(selector).__name__
+            assert list(selector.estimator_.categorical_features_) == [0]
+            model = selector if hasattr(selector, "predict") else selector.estimator_
+            assert r2_score(y, model.predict(data)) > 0.99, type(selector).__name__
+
+
+def test_categories_of_another_kind_at_predict_are_a_warning():
+    # Strings for the numbers a column held in fit match no category: every
+    # row would go the unseen way, silently. New categories of the same kind
+    # are not warned about (they are expected).
+    rng = np.random.default_rng(0)
+    code = rng.integers(1, 5, 600)
+    X = pd.DataFrame({"c": pd.Categorical(code), "x": rng.normal(size=600)})
+    model = SparseBoostRegressor(n_estimators=20, random_state=0).fit(X, code * 1.0)
+    with pytest.warns(UserWarning, match="'c' of X holds string values, but its categories in fit"):
+        model.predict(X.assign(c=pd.Categorical(code.astype(str))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same = model.predict(X.assign(c=pd.Categorical(code.astype(float))))
+        np.testing.assert_array_equal(same, model.predict(X))
+        model.predict(X.assign(c=pd.Categorical([9] * 600)))
 
 
 def test_reordered_columns_are_named_before_a_categorical_dtype():

@@ -235,6 +235,7 @@ def bad_model(tmp_path):
         ("drop_target", "--drop names the target column 'y'"),
         ("group_not_ranking", "--group gives query ids, which only --task ranking takes"),
         ("float_relevance", "ranking (--group) needs the target to hold relevance labels"),
+        ("one_fit_query", "the fit rows (what the test and validation splits leave) hold 1 query"),
     ],
 )
 def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
@@ -248,6 +249,8 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
     frame.iloc[:60].to_csv(tmp_path / "few.csv", index=False)
     ranked = str(tmp_path / "ranked.csv")
     frame.assign(q=np.arange(len(frame)) // 10).to_csv(ranked, index=False)
+    three = str(tmp_path / "three.csv")
+    frame.assign(y=np.arange(len(frame)) % 3, q=np.arange(len(frame)) % 3).to_csv(three, index=False)
     argv = {
         "missing_file": ["select", str(tmp_path / "absent.csv"), "--target", "y"],
         "unreadable": ["select", str(tmp_path / "bad.parquet"), "--target", "y"],
@@ -264,6 +267,7 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
         "group_not_ranking": ["select", ranked, "--target", "y", "--group", "q"]
         + ["--task", "regression"],
         "float_relevance": ["select", ranked, "--target", "y", "--group", "q"],
+        "one_fit_query": ["select", three, "--target", "y", "--group", "q"],
     }[case]
     if argv is None:
         argv = bad_model(tmp_path)

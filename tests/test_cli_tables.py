@@ -129,6 +129,10 @@ def test_drop_categorical_costs_and_their_errors(tmp_path, capsys):
     unknown.write_text("nowhere,1\n")
     assert select(tmp_path, frame, "--costs", str(unknown))[0] == 2
     assert "no feature column" in capsys.readouterr().err
+    twice = tmp_path / "twice.csv"
+    twice.write_text("city,0\namount,1\ncity,5\n")
+    assert select(tmp_path, frame, "--costs", str(twice))[0] == 2
+    assert "lists 'city' twice" in capsys.readouterr().err
 
 
 def test_a_target_missing_everywhere_is_a_clear_error(tmp_path, capsys):

@@ -56,6 +56,45 @@ def test_costs_by_name_steer_selection_to_a_free_twin():
     assert "f0" in free.selected_feature_names_
 
 
+def test_costs_and_bags_as_a_series_are_read_by_their_index():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(1000, 4)), columns=["a", "b", "c", "d"])
+    frame["b"] = frame.a + 0.05 * rng.normal(size=1000)
+    y = 2 * frame.a + frame.c
+    common = dict(n_estimators=30, random_state=0, mu=0.05)
+
+    def model(**kw):
+        return SparseBoostRegressor(**common, **kw).fit(frame, y)._model.to_json()
+
+    # The index in another order than the columns: by name, as a dict.
+    by_name = pd.Series({"d": 0.0, "c": 0.0, "b": 0.0, "a": 100.0})
+    assert model(feature_costs=by_name) == model(feature_costs={"a": 100.0})
+    assert model(feature_costs=by_name) != model(feature_costs=list(by_name))
+    bags = pd.Series({"d": "g3", "c": "g2", "b": "g1", "a": "g1"})
+    assert model(feature_bags=bags) == model(feature_bags=["g1", "g1", "g2", "g3"])
+    with pytest.raises(ValueError, match="feature_bags as a Series must be indexed by the 4"):
+        model(feature_bags=bags.drop("a"))
+
+
+def test_selectors_map_a_wrapped_boosters_costs_by_name():
+    pd = pytest.importorskip("pandas")
+    from sparseboost import SparseBoostSelectorCV, TopKSelector
+
+    X, y = make_synthetic(2000, 6, random_state=2)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(6)])
+    frame["f0_copy"] = frame["f0"]
+    booster = SparseBoostRegressor(mu=0.01, feature_costs={"f0": 0.5}, random_state=0)
+    top = TopKSelector(booster, n_features_to_select=3).fit(frame, y)
+    names = list(top.get_feature_names_out())
+    assert "f0_copy" in names and "f0" not in names
+    cv = SparseBoostSelectorCV(booster, max_selected_features=3, cv=3, order="entry").fit(frame, y)
+    assert cv.ordering_estimator_.feature_costs[0] == 0.5
+    assert "f0" not in list(cv.get_feature_names_out())
+    with pytest.raises(ValueError, match="feature_costs names an unknown feature: 'nope'"):
+        TopKSelector(booster.set_params(feature_costs={"nope": 1.0})).fit(frame, y)
+
+
 def test_bags_make_a_weak_feature_free_once_its_bag_is_paid():
     # Binary f0 is worth about n·25 = 100000 in gain, binary f1 about
     # n·0.25 = 1000: below μ = 2000 alone, free in a bag with f0.
@@ -126,3 +165,24 @@ def test_gbfs_selects_the_features_lightgbm_cegb_selects():
     lgb_used = set(np.flatnonzero(theirs.booster_.feature_importance("split")))
     assert set(ours.selected_features_) == lgb_used
     assert set(ours.selected_features_[:3]) == {0, 1, 2}
+
+
+@pytest.mark.parametrize("sampling", [dict(colsample_bytree=0.5), dict(subsample=0.3)])
+def test_a_sampled_round_that_cannot_pay_the_penalty_does_not_end_the_fit(sampling):
+    # x0 and x1 matter: a round that draws neither (or rows on which no
+    # split pays mu) grows no tree, and the next round draws again. mu_max
+    # describes the data, not the first round's draw.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 4))
+    y = 2 * X[:, 0] + X[:, 1] + 0.1 * rng.normal(size=500)
+    params = dict(n_estimators=20, mu="0.2*mu_max", random_state=2)
+    full = SparseBoostRegressor(**params).fit(X, y)
+    sampled = SparseBoostRegressor(**params, **sampling).fit(X, y, eval_set=[(X, y)])
+    assert sampled.mu_max_ == full.mu_max_
+    assert sampled.n_trees_ >= 10
+    assert sampled.score(X, y) > 0.8
+    # Every round is a round of the history, with or without a tree.
+    (history,) = sampled.evals_result_.values()
+    assert [len(v) for v in history.values()] == [20]
+    # The default (absolute) mu: the same.
+    assert SparseBoostRegressor(n_estimators=20, random_state=2, **sampling).fit(X, y).n_trees_ >= 10

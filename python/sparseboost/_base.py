@@ -47,10 +47,13 @@ def check_fit_input(estimator, X, y, sample_weight, *, labels: bool):
 
 def feature_costs_array(costs, estimator):
     """Costs as a list of d floats: from an array of d numbers, or from a
-    dict ``{feature name or index: cost}`` (unlisted features cost 0)."""
+    dict or pandas Series ``{feature name or index: cost}`` (unlisted
+    features cost 0; a Series is read by its index, as a dict)."""
     d = estimator.n_features_in_
     if costs is None:
         return None
+    if _is_series(costs):
+        costs = costs.to_dict()
     with naming("feature_costs"):
         if isinstance(costs, dict):
             names = list(getattr(estimator, "feature_names_in_", []))
@@ -87,11 +90,28 @@ def _real(value) -> float:
     return float(value)
 
 
-def feature_bags_array(bags, d):
-    """Bag labels (numbers or strings, one per feature) as integers."""
+def _is_series(value) -> bool:
+    """A pandas Series (read by its index, not by position)."""
+    return hasattr(value, "index") and hasattr(value, "to_dict") and getattr(value, "ndim", 0) == 1
+
+
+def feature_bags_array(bags, estimator):
+    """Bag labels (numbers or strings, one per feature) as integers; a
+    pandas Series is read by its index (feature names or indices), which
+    must name every feature once."""
+    d = estimator.n_features_in_
     if bags is None:
         return None
     with naming("feature_bags"):
+        if _is_series(bags):
+            names = list(getattr(estimator, "feature_names_in_", []))
+            index = [_feature_index(key, names, d) for key in bags.index]
+            if sorted(i for i in index if i is not None) != list(range(d)):
+                raise ValueError(
+                    f"feature_bags as a Series must be indexed by the {d} features (their "
+                    f"names or indices), each once; got index {list(bags.index)!r}"
+                )
+            bags = np.asarray(bags)[np.argsort(index)]
         labels = np.asarray(bags)
         if labels.shape != (d,):
             raise ValueError(
@@ -385,7 +405,7 @@ class BaseSparseBoost(BoosterCommon):
         params = super()._engine_params(draw_seed)
         params["mu"], params["mu_relative"] = engine_mu(self.mu)
         params["feature_costs"] = feature_costs_array(self.feature_costs, self)
-        params["feature_bags"] = feature_bags_array(self.feature_bags, self.n_features_in_)
+        params["feature_bags"] = feature_bags_array(self.feature_bags, self)
         return params
 
     def _check_params(self) -> None:

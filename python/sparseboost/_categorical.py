@@ -16,6 +16,7 @@ one kind.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -169,6 +170,28 @@ class Categories:
         out[position < 0] = np.nan
         return out
 
+    def warn_if_another_kind(self, column: np.ndarray, name: str) -> None:
+        """Warn when ``column``, none of whose values is a training
+        category, holds values of another kind (strings for numbers, say):
+        every row would go the way of unseen categories, which is more
+        likely a change of type than new categories."""
+        present = column[~_missing(column)] if column.dtype.kind in "fO" else column
+        if present.size == 0 or self.values.size == 0:
+            return
+        example = self.values[0]
+        example = example.item() if hasattr(example, "item") else example
+        seen, given = _kind(example), _kind(present[0])
+        if seen != given:
+            # (Not for unseen values of the categories' kind: new categories
+            # are expected, and go right as documented.)
+            warnings.warn(
+                f"{name} holds {given} values, but its categories in fit were {seen} values "
+                f"(such as {example!r}); none matches, so every row goes the way of "
+                "unseen categories. Pass the values as in fit.",
+                UserWarning,
+                stacklevel=2,
+            )
+
     def _positions(self, column: np.ndarray) -> np.ndarray:
         """Each value's index in ``values`` (-1: missing or unseen), by
         sorting (without pandas)."""
@@ -248,7 +271,13 @@ class Encoding:
             return X  # (too few columns: the checks that follow say so)
         if sp.issparse(X):
             raise ValueError("X is sparse, but the model has categorical features")
-        codes = {j: cats.codes(_column(X, j)) for j, cats in zip(self.features, self.categories)}
+        codes = {}
+        for j, cats in zip(self.features, self.categories):
+            column = _column(X, j)
+            codes[j] = cats.codes(column)
+            if np.isnan(codes[j]).all():
+                name = repr(X.columns[j]) if _is_dataframe(X) else str(j)
+                cats.warn_if_another_kind(column, f"categorical column {name} of X")
         if _is_dataframe(X):
             X = X.copy()
             for j, c in codes.items():

@@ -176,7 +176,8 @@ PARAMS = (
         right. Such a column is one feature for the penalties, costs, bags,
         budgets and importances; group testing always scans it exactly.
         ``categorical_features_`` and ``categories_`` record what ``fit``
-        found. Not with sparse X or on Dask.""",
+        found. A selector left at "from_dtype" takes the wrapped booster's
+        own ``categorical_features``. Not with sparse X or on Dask.""",
         BOOSTERS + FORESTS + SELECTOR + TOP_K + SELECTOR_CV,
     ),
     Param(
@@ -259,21 +260,23 @@ PARAMS = (
     ),
     Param(
         "feature_costs",
-        "array of shape (n_features,) or dict",
+        "array of shape (n_features,), dict or pandas Series",
         None,
         "[0, inf) each",
-        """Extra cost of each feature, on the same scale as ``mu``; a dict maps
-        feature names (or indices) to costs, others 0.""",
+        """Extra cost of each feature, on the same scale as ``mu``; a dict (or a
+        Series, by its index) maps feature names (or indices) to costs, others
+        0.""",
         SINGLE_TASK,
         engine="feature_costs",
     ),
     Param(
         "feature_bags",
-        "array of shape (n_features,)",
+        "array of shape (n_features,) or pandas Series",
         None,
         "",
         """Bag label of each feature (ints or strings): the penalty is paid once per
-        bag, after which every feature of the bag is free.""",
+        bag, after which every feature of the bag is free. A Series is read by
+        its index (every feature's name or index, once).""",
         SINGLE_TASK,
         engine="feature_bags",
     ),

@@ -168,10 +168,13 @@ def _categorical_codes(estimator, X, reset: bool):
     from ._categorical import Encoding
 
     if reset:
+        spec = estimator.categorical_features
+        inner = getattr(estimator, "estimator", None)
+        if isinstance(spec, str) and spec == "from_dtype" and inner is not None:
+            # A selector left at its default takes the booster's own columns.
+            spec = getattr(inner, "categorical_features", spec)
         with naming("categorical_features"):
-            encoding = Encoding.fit(
-                estimator.categorical_features, X, lambda: _category_cap(estimator)
-            )
+            encoding = Encoding.fit(spec, X, lambda: _category_cap(estimator))
         estimator._categorical = encoding
         estimator.categorical_features_ = np.asarray(encoding.features, dtype=np.intp)
         estimator.categories_ = [c.values for c in encoding.categories]

@@ -7,25 +7,38 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseSparseBoost, FeatureSelectorMixin, TakesNanAndSparse
+from ._base import (
+    BaseSparseBoost,
+    FeatureSelectorMixin,
+    TakesNanAndSparse,
+    feature_bags_array,
+    feature_costs_array,
+)
 from ._params import document
 from ._validation import check_X, naming
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 
 
 def with_categorical(estimator, selector, columns=None):
-    """``estimator`` told which of its columns are the selector's
-    categorical ones (``columns``: the selector's columns it gets, all by
-    default); an estimator that is no sparseboost booster gets their codes
-    as numbers."""
+    """``estimator`` told about the selector's columns it gets (``columns``,
+    ascending; all by default): which are categorical, and its
+    ``feature_costs`` and ``feature_bags`` as lists over them. The columns a
+    selector passes on are an array without names, so costs or bags keyed
+    by name are mapped through the selector's ``feature_names_in_`` here.
+    An estimator that is no sparseboost booster gets categorical codes as
+    numbers."""
     categorical = getattr(selector, "categorical_features_", np.zeros(0, dtype=int))
     if not hasattr(estimator, "categorical_features"):
         return estimator
-    if columns is None:
-        positions = list(categorical)
-    else:
-        positions = [i for i, f in enumerate(np.sort(columns)) if f in set(categorical.tolist())]
-    return estimator.set_params(categorical_features=[int(p) for p in positions] or None)
+    kept = np.arange(selector.n_features_in_) if columns is None else np.sort(columns)
+    positions = [i for i, f in enumerate(kept) if f in set(categorical.tolist())]
+    estimator.set_params(categorical_features=[int(p) for p in positions] or None)
+    for name, as_list in (("feature_costs", feature_costs_array), ("feature_bags", feature_bags_array)):
+        given = getattr(estimator, name, None)
+        if given is not None:
+            values = as_list(given, selector)
+            estimator.set_params(**{name: [values[f] for f in kept]})
+    return estimator
 
 
 def default_booster(y, **params):

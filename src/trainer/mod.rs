@@ -326,10 +326,14 @@ pub(crate) fn train(
         gradients_of(backend, &populations, round_jobs)?;
         if selection.has_one_mu() {
             let mut m = 0.0_f64;
-            for (j, job) in round_jobs.iter().enumerate() {
+            for job in round_jobs {
+                // Over every row and feature, not the first tree's sample:
+                // μ_max describes the data, whatever the seed draws.
                 let pop = &populations[job.population];
-                let (rows, features) =
-                    tree_sample(params, (0, j), job, pop, setup.splittable, &selection, None);
+                let rows = pop.rows_at((0..pop.len() as u32).collect());
+                let features: Vec<usize> = (0..setup.splittable.len())
+                    .filter(|&f| setup.splittable[f] && selection.allows(job.view, f))
+                    .collect();
                 let (scale, candidates) = backend.root_candidates(job, rows, &features)?;
                 m = m.max(mu_max::of_root(
                     &selection,
@@ -359,6 +363,11 @@ pub(crate) fn train(
     // The shared start ends after its rounds, or at its first round whose
     // tree cannot split: that round runs the plan's jobs instead.
     let mut shared_ended = false;
+    // A round whose trees cannot split ends the fit when they saw every row
+    // and feature (the next round would see the same); a sampled round
+    // only adds no tree, as the next sample may split.
+    let sampled = params.subsample < 1.0
+        || params.colsample_bytree.of(setup.splittable.len()) < setup.splittable.len();
     let boosted = (|| -> Result<()> {
         for round in start..params.n_estimators {
             interrupt::check(should_stop)?;
@@ -422,7 +431,7 @@ pub(crate) fn train(
                     }
                 }
             }
-            if !grew {
+            if !grew && !sampled {
                 return Ok(());
             }
             // One loss per model and round (not per class tree: the softmax

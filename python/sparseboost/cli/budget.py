@@ -67,6 +67,13 @@ def choose(
         return Budget("user", int(n_features))
     if method not in ORDER:
         return Budget("default", methods.DEFAULT_COUNT)
+    if groups is not None and len(groups) < 2:
+        # (groups: the fit rows' query sizes.)
+        raise CliError(
+            "--n-features auto: the fit rows (what the test and validation splits leave) "
+            f"hold {len(groups)} query of --group, and choosing the budget by CV needs 2 at "
+            "least; give a table of more queries or an integer --n-features"
+        )
     from ..selector_cv import SparseBoostSelectorCV
 
     template = methods.booster_class(task)(

@@ -363,6 +363,8 @@ def read_costs(path, encoding) -> list:
             raise CliError(f"--costs {path!r}: the cost of {name!r} must be a number >= 0")
         if name not in origins:
             raise CliError(f"--costs {path!r} names {name!r}, which is no feature column")
+        if name in costs:
+            raise CliError(f"--costs {path!r} lists {name!r} twice")
         costs[name] = cost
     return [costs.get(name, 0.0) for name in origins]
 
