@@ -332,7 +332,7 @@ pub(crate) fn train(
                 let pop = &populations[job.population];
                 let rows = pop.rows_at((0..pop.len() as u32).collect());
                 let features: Vec<usize> = (0..setup.splittable.len())
-                    .filter(|&f| setup.splittable[f] && selection.allows(job.view, f))
+                    .filter(|&f| may_split(f, job, setup.splittable, &selection))
                     .collect();
                 let (scale, candidates) = backend.root_candidates(job, rows, &features)?;
                 m = m.max(mu_max::of_root(
@@ -557,8 +557,13 @@ fn tree_sample(
         params,
         weights,
     );
-    features.retain(|&f| splittable[f] && selection.allows(job.view, f));
+    features.retain(|&f| may_split(f, job, splittable, selection));
     (pop.rows_at(positions), features)
+}
+
+/// Whether job `job`'s trees may split on feature `f` at all.
+fn may_split(f: usize, job: &Job, splittable: &[bool], selection: &Selection) -> bool {
+    splittable[f] && selection.allows(job.view, f)
 }
 
 /// `weights` scaled to sum to 1; uniform when there are none (or none is
