@@ -41,6 +41,10 @@ pub struct EvalSet<'a> {
 /// evaluation is recorded.
 pub(crate) struct RoundEnd<'a> {
     pub round: usize,
+    /// Whether the round added a tree: a round that added none (its sample
+    /// could not split) changes no score, and does not count against early
+    /// stopping's patience.
+    pub grew: bool,
     /// The round's trees, with their jobs and root scales.
     pub trees: &'a [(Job, Tree, f64)],
     pub units: &'a Units,
@@ -67,8 +71,14 @@ impl RoundEnd<'_> {
         history.rounds = self.round + 1;
         let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(self.metrics)).collect();
         let round = self.round;
-        let stop = record_evaluation(history, &eval, self.metrics, round, since_best, self.params);
-        (eval, stop)
+        let mut unchanged = *since_best;
+        let since = if self.grew {
+            since_best
+        } else {
+            &mut unchanged
+        };
+        let stop = record_evaluation(history, &eval, self.metrics, round, since, self.params);
+        (eval, stop && self.grew)
     }
 }
 

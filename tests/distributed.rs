@@ -426,7 +426,8 @@ impl Transport for Failing<'_> {
 
 #[test]
 fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
-    // (objective, search, penalty, row subsample, dynamic feature sampling)
+    // (objective, search, penalty, row subsample, dynamic feature sampling,
+    // features drawn per round)
     let cases = [
         (
             ObjectiveKind::SquaredError,
@@ -434,6 +435,7 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
             PenaltyKind::Gbfs,
             1.0,
             false,
+            1.0,
         ),
         (
             ObjectiveKind::MultiLogloss,
@@ -441,6 +443,7 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
             PenaltyKind::Agbm,
             1.0,
             false,
+            1.0,
         ),
         (
             ObjectiveKind::LambdaRank,
@@ -448,6 +451,7 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
             PenaltyKind::None,
             1.0,
             false,
+            1.0,
         ),
         // Dynamic weights replayed from the trees' gains and root scales.
         (
@@ -456,9 +460,20 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
             PenaltyKind::Agbm,
             0.8,
             true,
+            0.3,
+        ),
+        // Rounds whose 5 drawn features cannot pay the penalty grow no
+        // tree: the resumed fit numbers its rounds (and draws) on.
+        (
+            ObjectiveKind::SquaredError,
+            SplitSearch::Exhaustive,
+            PenaltyKind::Agbm,
+            1.0,
+            false,
+            0.25,
         ),
     ];
-    for (objective, search, penalty, subsample, dynamic) in cases {
+    for (objective, search, penalty, subsample, dynamic, colsample) in cases {
         let p = problem(500, 20, objective, 11);
         let v = problem(200, 20, objective, 12);
         let params = BoosterParams {
@@ -473,7 +488,7 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
             } else {
                 FeatureSampling::Uniform
             },
-            colsample_bytree: FeatureCount::Fraction(if dynamic { 0.3 } else { 1.0 }),
+            colsample_bytree: FeatureCount::Fraction(colsample),
             ..params(objective)
         };
         let bounds = [p.groups.as_ref().map_or(240, |g| g[..30].iter().sum()), p.n];
@@ -497,6 +512,14 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
             "{what}: {} trees",
             whole.0.trees.len()
         );
+        if colsample < 0.3 {
+            let rounds: Vec<_> = whole.0.trees.iter().map(|t| t.round).collect();
+            let gaps = rounds
+                .windows(2)
+                .filter(|w| w[1] > w[0].map(|r| r + 1))
+                .count();
+            assert!(gaps > 0, "{what}: no round without a tree: {rounds:?}");
+        }
         let (setup, boosting) = (whole.2.setup.round_trips, whole.2.boosting.round_trips);
         for lost_after in [1, 2, 3].map(|q| setup + q * boosting / 4) {
             let mut partial = None;
@@ -539,7 +562,11 @@ fn a_failed_fit_resumes_from_its_completed_rounds_to_the_same_model() {
             assert_eq!(resumed.1.values, whole.1.values, "{what}");
             assert_eq!(resumed.1.mu_max, whole.1.mu_max, "{what}");
             // Rounds without recorded losses cannot give a fit that records
-            // them its first losses: an error, not a model with a gap.
+            // them its first losses: an error, not a model with a gap. (A
+            // partial model of no tree, whose rounds grew none, has none.)
+            if partial.trees.is_empty() {
+                continue;
+            }
             let recording = BoosterParams {
                 record_train_loss: true,
                 ..params.clone()

@@ -11,6 +11,7 @@ import os
 import pickle
 import signal
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -276,6 +277,11 @@ def test_predictions_check_column_names_and_take_empty_partitions(client):
     for bad in (ddf[list(frame.columns[::-1])], ddf.rename(columns={"c0": "z"})):
         with pytest.raises(ValueError, match="X: The feature names should match"):
             est.predict(bad)
+    # Matching names: no warning that the (unnamed) blocks lack them.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        local = est.predict(ddf).compute(scheduler="sync")
+    np.testing.assert_array_equal(local, est.to_local().predict(frame))
     # A filtered partition may hold no row.
     kept = ddf.map_partitions(lambda part: part[part.index < 250])
     np.testing.assert_allclose(

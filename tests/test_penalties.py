@@ -186,3 +186,22 @@ def test_a_sampled_round_that_cannot_pay_the_penalty_does_not_end_the_fit(sampli
     assert [len(v) for v in history.values()] == [20]
     # The default (absolute) mu: the same.
     assert SparseBoostRegressor(n_estimators=20, random_state=2, **sampling).fit(X, y).n_trees_ >= 10
+
+
+def test_rounds_that_grow_no_tree_do_not_use_up_early_stopping_patience():
+    from sparseboost import SparseBoostClassifier
+
+    # 3 of 20 features a round: most draws hold neither x0 nor x1, and add
+    # no tree; early stopping must not count them as rounds without gain.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1500, 20))
+    y = (X[:, 0] * 2 + np.sin(X[:, 1]) * 3 + rng.normal(0, 0.3, 1500) > 0).astype(int)
+    params = dict(n_estimators=25, mu=0.05, colsample_bytree=3, random_state=4, learning_rate=0.3)
+    stopped = SparseBoostClassifier(**params, early_stopping_rounds=3).fit(X, y)
+    assert stopped.n_trees_ >= 4 and {0, 1} <= set(stopped.selected_features_)
+    # When no round's draw pays mu < mu_max, the warning says so.
+    X4, y4 = X[:, :4], 2 * X[:, 0]
+    with pytest.warns(UserWarning, match="no round's sample of rows and features"):
+        SparseBoostRegressor(
+            n_estimators=1, mu="0.5*mu_max", colsample_bytree=1, random_state=0
+        ).fit(X4, y4)

@@ -254,7 +254,19 @@ def warn_if_nothing_paid(estimator, penalty: str | None = None) -> None:
         return
     if penalty is None:
         value, relative = engine_mu(estimator.mu)
-        penalty = f"mu={estimator.mu!r} ({value * mu_max if relative else value:.6g})"
+        mu = value * mu_max if relative else value
+        penalty = f"mu={estimator.mu!r} ({mu:.6g})"
+        if mu < mu_max:
+            # Only sampled rounds can all miss what pays (see the trainer).
+            warnings.warn(
+                f"no round's sample of rows and features (subsample={estimator.subsample!r}, "
+                f"colsample_bytree={estimator.colsample_bytree!r}) held a split that pays the "
+                f"penalty {penalty}, below mu_max={mu_max:.6g}; the model has no tree and "
+                "predicts a constant. Draw more features or rows, or use more rounds.",
+                UserWarning,
+                stacklevel=4,
+            )
+            return
     warnings.warn(
         f"no feature can pay the penalty: {penalty} >= mu_max={mu_max:.6g}, "
         "the smallest mu at which the first round admits no feature; the model has no tree "

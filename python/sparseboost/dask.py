@@ -483,13 +483,16 @@ class _DaskFit:
 def _predict_matrix(local, X):
     """A Dask ``X`` to predict on, as a Dask array; a DataFrame's column
     names are checked against the fit's first, as the local estimator
-    checks a pandas DataFrame's (the blocks it becomes have no names)."""
+    checks a pandas DataFrame's. The blocks it becomes have no names, so
+    ``local`` (a copy made for this prediction) then forgets the fit's,
+    which would only warn that the blocks lack them."""
     if hasattr(X, "columns"):
         import pandas as pd
 
         # (scikit-learn reads the names of pandas frames only: an empty one.)
         with naming("X"):
             _check_feature_names(local, pd.DataFrame(columns=X.columns), reset=False)
+        local.__dict__.pop("feature_names_in_", None)
     return _as_dask_matrix(X)[0]
 
 

@@ -449,6 +449,7 @@ pub(crate) fn train(
             }
             let ended = RoundEnd {
                 round,
+                grew,
                 trees: &round_trees,
                 units: &units,
                 metrics: &metrics,

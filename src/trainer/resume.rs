@@ -72,6 +72,7 @@ pub(super) fn replay(
         trees_after.push(model.n_trees());
         let ended = RoundEnd {
             round,
+            grew: !round_trees.is_empty(),
             trees: &round_trees,
             units,
             metrics,
@@ -98,13 +99,20 @@ fn resumed_rounds(init: &Model, units: &Units) -> Vec<Vec<(Tree, f64)>> {
             .train_loss
             .get(t)
             .map_or(f64::NAN, |&l| units.from_loss(l));
-        let new_round = match (last, tree.round) {
-            (None, _) => true,
-            (Some(previous), Some(round)) => previous.round != Some(round),
-            (Some(previous), None) => tree.output <= previous.output,
-        };
-        if new_round {
-            rounds.push(Vec::new());
+        match tree.round {
+            // Rounds that grew no tree (a sampled round under a penalty)
+            // are rounds too: the round numbers, and so the draws, go on
+            // as in the fit.
+            Some(round) => {
+                while rounds.len() <= round as usize {
+                    rounds.push(Vec::new());
+                }
+            }
+            None => {
+                if last.is_none_or(|previous| tree.output <= previous.output) {
+                    rounds.push(Vec::new());
+                }
+            }
         }
         last = Some(tree);
         rounds.last_mut().expect("a round").push((converted, loss));
