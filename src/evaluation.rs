@@ -71,14 +71,9 @@ impl RoundEnd<'_> {
         history.rounds = self.round + 1;
         let eval: Vec<Vec<f64>> = evals.iter().map(|e| e.evaluate(self.metrics)).collect();
         let round = self.round;
-        let mut unchanged = *since_best;
-        let since = if self.grew {
-            since_best
-        } else {
-            &mut unchanged
-        };
-        let stop = record_evaluation(history, &eval, self.metrics, round, since, self.params);
-        (eval, stop && self.grew)
+        let grown = (round, self.grew);
+        let stop = record_evaluation(history, &eval, self.metrics, grown, since_best, self.params);
+        (eval, stop)
     }
 }
 
@@ -89,7 +84,7 @@ fn record_evaluation(
     history: &mut History,
     eval: &[Vec<f64>],
     metrics: &[Metric],
-    round: usize,
+    (round, grew): (usize, bool),
     since_best: &mut usize,
     params: &BoosterParams,
 ) -> bool {
@@ -118,10 +113,10 @@ fn record_evaluation(
     if better {
         history.best = Some((round, current));
         *since_best = 0;
-    } else {
+    } else if grew {
         *since_best += 1;
     }
-    params
+    grew && params
         .early_stopping_rounds
         .is_some_and(|r| *since_best >= r)
 }

@@ -175,7 +175,7 @@ class Categories:
         category, holds values of another kind (strings for numbers, say):
         every row would go the way of unseen categories, which is more
         likely a change of type than new categories."""
-        present = column[~_missing(column)] if column.dtype.kind in "fO" else column
+        present = column[~_missing(column)]
         if present.size == 0 or self.values.size == 0:
             return
         example = self.values[0]

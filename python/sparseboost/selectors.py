@@ -31,7 +31,8 @@ def with_categorical(estimator, selector, columns=None):
     if not hasattr(estimator, "categorical_features"):
         return estimator
     kept = np.arange(selector.n_features_in_) if columns is None else np.sort(columns)
-    positions = [i for i, f in enumerate(kept) if f in set(categorical.tolist())]
+    categorical = set(categorical.tolist())
+    positions = [i for i, f in enumerate(kept) if f in categorical]
     estimator.set_params(categorical_features=[int(p) for p in positions] or None)
     for name, as_list in (("feature_costs", feature_costs_array), ("feature_bags", feature_bags_array)):
         given = getattr(estimator, name, None)

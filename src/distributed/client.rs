@@ -188,33 +188,20 @@ fn pool_targets(channel: &mut Channel) -> Result<Pooled> {
         Some(rows) => RowOrder::placed(rows, &rows_per_shard)?,
         None => RowOrder::contiguous(&rows_per_shard),
     };
-    let ys: Vec<Vec<f64>> = targets.iter().map(|t| t.0.clone()).collect();
-    let weights: Option<Vec<Vec<f64>>> = (weighted > 0).then(|| {
-        targets
-            .iter()
-            .map(|t| t.1.clone().expect("every shard's"))
-            .collect()
-    });
-    let groups: Option<Vec<Vec<usize>>> = (grouped > 0).then(|| {
-        let sizes = |t: &Option<Vec<u64>>| {
-            let sizes = t.as_ref().expect("every shard's");
-            sizes.iter().map(|&s| s as usize).collect()
-        };
-        targets.iter().map(|t| sizes(&t.2)).collect()
-    });
-    let tasks: Option<Vec<Vec<usize>>> = (tasked > 0).then(|| {
-        let tasks = |t: &Option<Vec<u32>>| {
-            let tasks = t.as_ref().expect("every shard's");
-            tasks.iter().map(|&t| t as usize).collect()
-        };
-        targets.iter().map(|t| tasks(&t.3)).collect()
-    });
+    // Each shard's parts (every shard has each or none has: checked above).
+    let (mut ys, mut ws, mut gs, mut ts) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (y, w, g, t) in targets {
+        ys.push(y);
+        ws.extend(w);
+        gs.extend(g.map(|g| g.iter().map(|&s| s as usize).collect::<Vec<_>>()));
+        ts.extend(t.map(|t| t.iter().map(|&t| t as usize).collect::<Vec<_>>()));
+    }
     Ok(Pooled {
         n_features: d,
         y: order.gather(&ys),
-        weights: weights.map(|w| order.gather(&w)),
-        group_sizes: groups.map(|g| order.gather_queries(&g)),
-        task: tasks.map(|t| order.gather(&t)),
+        weights: (weighted > 0).then(|| order.gather(&ws)),
+        group_sizes: (grouped > 0).then(|| order.gather_queries(&gs)),
+        task: (tasked > 0).then(|| order.gather(&ts)),
         order,
     })
 }
