@@ -141,6 +141,26 @@ pub enum ImportanceKind {
 }
 
 impl Model {
+    /// For each of `categorical_features`, the number of codes its splits
+    /// need: one more than the largest code any split sends left (0 if no
+    /// split uses it). A file's categories must have at least as many.
+    pub fn category_codes_needed(&self) -> Vec<usize> {
+        let mut needed = vec![0; self.categorical_features.len()];
+        for node in self.trees.iter().flat_map(|t| &t.nodes) {
+            let (Some(codes), false) = (&node.categories, node.is_leaf) else {
+                continue;
+            };
+            if let Ok(k) = self
+                .categorical_features
+                .binary_search(&(node.feature as usize))
+            {
+                let largest = codes.last().map_or(0, |&c| c as usize + 1);
+                needed[k] = needed[k].max(largest);
+            }
+        }
+        needed
+    }
+
     /// An ensemble with no trees yet, of `base_score.len()` outputs.
     pub fn new(objective: ObjectiveKind, n_features: usize, base_score: Vec<f64>) -> Self {
         Model {

@@ -345,6 +345,30 @@ mod tests {
     }
 
     #[test]
+    fn a_tie_goes_to_the_first_threshold_and_to_nan_right() {
+        // Thresholds 0 and 1 give the same children, mirrored.
+        let bins = [bin(-1.0, 1), bin(2.0, 2), bin(-1.0, 1), bin(0.0, 0)];
+        let parent = NodeStats {
+            g: 0.0,
+            h: 4.0,
+            n: 4,
+        };
+        let s = best_split_of_feature(0, &bins, parent, &loose()).unwrap();
+        assert_eq!((s.bin, s.left.n), (0, 1));
+        // NaN rows of no gradient: each threshold gains as much with them
+        // on either side, and the scan with NaN right comes first.
+        let bins = [bin(-1.0, 1), bin(1.0, 1), bin(0.0, 2)];
+        let parent = NodeStats {
+            g: 0.0,
+            h: 4.0,
+            n: 4,
+        };
+        let s = best_split_of_feature(0, &bins, parent, &loose()).unwrap();
+        assert!(!s.default_left, "{s:?}");
+        assert_eq!((s.bin, s.left.n), (0, 1));
+    }
+
+    #[test]
     fn constant_feature_has_no_split() {
         let bins = [bin(3.0, 10), bin(0.0, 0)];
         let parent = NodeStats {

@@ -106,6 +106,38 @@ def test_a_callback_that_fits_in_process_gives_the_same_models():
     np.testing.assert_array_equal(outer.predict_proba(X), plain.predict_proba(X))
 
 
+@pytest.mark.timeout(120, method="thread")
+def test_refitting_the_estimator_in_its_callback_leaves_the_outer_fit_whole():
+    # The inner fit sees other columns (named in another order, or another
+    # width) and other classes; the outer fit must keep its own, or its
+    # trees would be read with the inner fit's columns.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "c"])
+    labels = np.where(frame["a"] > 0, "yes", "no")
+    inner_fits = [
+        (frame[["c", "b", "a"]], labels),
+        (frame[["a", "b"]].to_numpy(), rng.integers(0, 3, 300)),
+    ]
+    for inner_X, inner_y in inner_fits:
+        est = SparseBoostClassifier(n_estimators=4, random_state=0)
+
+        def refit(report, est=est, inner_X=inner_X, inner_y=inner_y):
+            saved = est.callbacks
+            est.set_params(callbacks=None).fit(inner_X, inner_y)
+            est.set_params(callbacks=saved)
+
+        est.set_params(callbacks=[refit]).fit(frame, labels)
+        plain = SparseBoostClassifier(n_estimators=4, random_state=0).fit(frame, labels)
+        assert list(est.feature_names_in_) == ["a", "b", "c"]
+        assert est.n_features_in_ == 3
+        assert list(est.classes_) == ["no", "yes"]
+        assert list(est.selected_feature_names_) == list(plain.selected_feature_names_)
+        np.testing.assert_array_equal(est.predict_proba(frame), plain.predict_proba(frame))
+        with pytest.raises(ValueError, match="feature names"):
+            est.predict(frame[["c", "b", "a"]])
+
+
 @pytest.mark.parametrize(
     "callbacks",
     [

@@ -166,6 +166,33 @@ def test_files_and_pickles_keep_the_categories(tmp_path):
     assert '"categories": [' in text and "city07" in text
 
 
+def test_a_file_whose_splits_name_codes_its_categories_lack_is_refused(tmp_path):
+    import json
+
+    X, y = planted(n=1500, seed=3)
+    SparseBoostRegressor(n_estimators=5, random_state=0).fit(X, y).save_model(tmp_path / "m.json")
+    document = json.loads((tmp_path / "m.json").read_text())
+    at = next(
+        i for i, node in enumerate(document["model"]["trees"][0]["nodes"]) if node.get("categories")
+    )
+    n_codes = document["fitted"]["categorical"]["categories"][0]["n_codes"]
+
+    def load_edited(codes, kept_categories=n_codes):
+        edited = json.loads(json.dumps(document))
+        edited["model"]["trees"][0]["nodes"][at]["categories"] = codes
+        entry = edited["fitted"]["categorical"]["categories"][0]
+        entry["n_codes"], entry["values"] = kept_categories, entry["values"][:kept_categories]
+        (tmp_path / "edited.json").write_text(json.dumps(edited))
+        return load_model(tmp_path / "edited.json")
+
+    load_edited([0, n_codes - 1])  # codes the column has
+    refused = "fitted.categorical gives feature 3 .* sends code"
+    with pytest.raises(ValueError, match=refused):
+        load_edited([0, n_codes])
+    with pytest.raises(ValueError, match=refused):
+        load_edited([n_codes - 1], kept_categories=n_codes - 1)
+
+
 def test_the_model_does_not_depend_on_the_threads():
     X, y = planted(n=2000, seed=4)
     fits = [

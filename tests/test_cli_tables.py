@@ -169,3 +169,60 @@ def test_model_files_with_one_hot_categories_still_predict(tmp_path):
     got = read_csv_exact(pd, out)
     expected = model.predict_proba(onehot)
     np.testing.assert_array_equal(got[[f"proba_{c}" for c in model.classes_]].to_numpy(), expected)
+
+
+def encode(frame):
+    from sparseboost.cli.encoding import Encoding
+
+    features = frame.drop(columns="y", errors="ignore")
+    encoding = Encoding.fit(features, task="regression", target="y", group=None)
+    return encoding, encoding.transform(features)
+
+
+def test_dates_in_every_spelling_give_their_own_year_month_and_day(tmp_path):
+    import datetime
+
+    from sparseboost.cli import readers
+
+    days = [datetime.date(2024, 1, 1) + datetime.timedelta(days=int(k)) for k in range(0, 360, 7)]
+    want = np.array([[d.year, d.month, d.day, d.weekday()] for d in days], dtype=float)
+    n = len(days)
+    spellings = {
+        # pyarrow reads a Parquet DATE as Python dates (see below).
+        "python dates": days,
+        # A time on some cells only: pandas 2 would take one format from
+        # the first cell and lose the others.
+        "some with a time": [
+            d.isoformat() + (" 13:45" if k % 2 == 0 else "") for k, d in enumerate(days)
+        ],
+        # Offsets that change with daylight saving: the date as written.
+        "offsets across DST": [
+            f"{d.isoformat()}T00:30:00{'+02:00' if 4 <= d.month <= 10 else '+01:00'}"
+            for d in days
+        ],
+        "zulu": [f"{d.isoformat()}T23:59:59.5Z" for d in days],
+    }
+    for name, cells in spellings.items():
+        frame = pd.DataFrame({"when": cells, "y": np.arange(n, dtype=float)})
+        encoding, X = encode(frame)
+        assert encoding.columns[0].date, name
+        np.testing.assert_array_equal(X, want, err_msg=name)
+        assert len(encoding.notes) == 1, (name, encoding.notes)
+    # The same dates as a Parquet DATE column, through the reader.
+    frame = pd.DataFrame({"when": days, "y": np.arange(n, dtype=float)})
+    frame.to_parquet(tmp_path / "dates.parquet")
+    encoding, X = encode(readers.read(str(tmp_path / "dates.parquet"), target="y").frame)
+    assert encoding.columns[0].date
+    np.testing.assert_array_equal(X, want)
+
+
+def test_versions_are_no_dates_and_impossible_dates_are_counted():
+    rng = np.random.default_rng(0)
+    versions = [f"{rng.integers(1, 4)}.{rng.integers(0, 12)}.{rng.integers(10, 40)}" for _ in range(60)]
+    encoding, _ = encode(pd.DataFrame({"version": versions, "y": rng.random(60)}))
+    assert not encoding.columns[0].date and encoding.columns[0].categories
+    cells = ["2024-01-31", "2024-02-31", "2024-03-01", None] * 10
+    encoding, X = encode(pd.DataFrame({"when": cells, "y": rng.random(40)}))
+    assert encoding.columns[0].date
+    assert np.isnan(X[1::4, 0]).all() and np.isfinite(X[0::4, 0]).all()
+    assert any("10 of its 30 dates spell no date" in note for note in encoding.notes), encoding.notes

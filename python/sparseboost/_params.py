@@ -406,7 +406,9 @@ PARAMS = (
         called ``fit``; a truthy return stops the fit (the trees so far are
         kept), an exception stops it and is raised. A callback may call the
         library (predict, score, fit another estimator or this one): the fit
-        waits on threads of its own, whatever ``n_jobs`` is.""",
+        waits on threads of its own, whatever ``n_jobs`` is. A refit of this
+        estimator inside its callback is discarded: the running fit's model,
+        columns and classes are the ones kept.""",
         BOOSTERS,
     ),
     Param(

@@ -221,11 +221,31 @@ def round_callback(estimator, set_names, metrics):
                 flush=True,
             )
         stop = False
-        for callback in callbacks:
-            stop = bool(callback(report)) or stop
+        try:
+            for callback in callbacks:
+                stop = bool(callback(report)) or stop
+        finally:
+            _restore_fitted_state(estimator, state)
         return stop
 
+    # A callback may refit this very estimator (documented as allowed): the
+    # fit that is running keeps the input it checked (feature names, widths,
+    # classes, categories), or its trees would be read with another fit's
+    # columns.
+    state = _fitted_state(estimator)
     return on_round
+
+
+def _fitted_state(estimator) -> dict:
+    """What a fit sets on the estimator: attributes ending or starting
+    with an underscore (parameters do neither)."""
+    return {k: v for k, v in vars(estimator).items() if k.endswith("_") or k.startswith("_")}
+
+
+def _restore_fitted_state(estimator, state: dict) -> None:
+    for name in _fitted_state(estimator).keys() - state.keys():
+        delattr(estimator, name)
+    vars(estimator).update(state)
 
 
 def set_history(estimator, history: dict, set_names) -> None:

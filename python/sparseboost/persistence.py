@@ -156,6 +156,16 @@ def _categorical(fields, fitted, estimator, engine_model, multitask) -> None:
             f"has features {encoding.features}, the model {list(expected)} (or more codes than "
             "max_bins)",
         )
+    for model in models:
+        for feature, codes, needed in zip(
+            encoding.features, encoding.categories, model.category_codes_needed, strict=True
+        ):
+            if needed > codes.n_codes:
+                fields.fail(
+                    "fitted.categorical",
+                    f"gives feature {feature} {codes.n_codes} categories, but a split of the "
+                    f"model sends code {needed - 1} left",
+                )
     estimator._categorical = encoding
     estimator.categorical_features_ = np.asarray(encoding.features, dtype=np.intp)
     estimator.categories_ = [c.values for c in encoding.categories]

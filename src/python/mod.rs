@@ -276,6 +276,13 @@ impl PyModel {
         self.model.categorical_features.clone()
     }
 
+    /// For each categorical feature, the codes its splits need (one more
+    /// than the largest they name).
+    #[getter]
+    fn category_codes_needed(&self) -> Vec<usize> {
+        self.model.category_codes_needed()
+    }
+
     /// The loss the model was fitted for: "squared_error" or "binary_logloss".
     #[getter]
     fn objective(&self) -> &'static str {

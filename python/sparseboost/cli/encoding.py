@@ -39,6 +39,8 @@ A model file is untrusted input: ``from_dict`` checks every field and raises
 
 from __future__ import annotations
 
+import datetime
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,9 +54,15 @@ DATE_PARTS = ("year", "month", "day", "weekday")
 # A string column is an identifier (a different value in every row) only
 # from this many rows on: a few rows may well all differ by chance.
 MIN_ROWS_FOR_IDENTIFIER = 20
-# Strings that spell dates: 2024-01-31, 31/01/2024, 1/31/24, with an
-# optional time.
-_DATE = r"^\s*(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})([ T]\S*)?\s*$"
+# Strings that spell dates: 2024-01-31, 31/01/2024, 1/31/24, 31.01.2024,
+# with an optional time. Dotted dates need a four-digit year: 2.3.14 is a
+# version far more often than a date.
+_DATE = (
+    r"^\s*(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/]\d{1,2}[-/]\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4})"
+    r"([ T]\S*)?\s*$"
+)
+# A time's zone offset (Z, +01:00, -0500), after the time it follows.
+_OFFSET = r"(\d:\d\d(?::\d\d(?:\.\d+)?)?)\s*(?:Z|[+-]\d\d:?\d\d)\s*$"
 
 
 @dataclass
@@ -187,6 +195,12 @@ class Encoding:
             if name not in categorical and _is_date(values):
                 columns.append(Column(str(name), date=True))
                 notes.append(f"column {name!r} holds dates; read as its {', '.join(DATE_PARTS)}")
+                lost = int((values.notna().to_numpy() & np.isnan(_date_parts(values)[:, 0])).sum())
+                if lost:
+                    notes.append(
+                        f"column {name!r}: {lost} of its {int(values.notna().sum())} dates "
+                        "spell no date (a 31st of February, say) and are read as missing"
+                    )
                 continue
             categorical_dtype = isinstance(dtype, pd.CategoricalDtype)
             numeric = name not in categorical and (
@@ -393,7 +407,8 @@ class Encoding:
 
 
 def _is_date(values) -> bool:
-    """Dates, or strings that spell dates (every present one)."""
+    """Dates (datetime64, or Python dates, as pyarrow gives a Parquet DATE
+    column), or strings that spell dates (every present one)."""
     import pandas as pd
 
     if pd.api.types.is_datetime64_any_dtype(values.dtype):
@@ -401,20 +416,44 @@ def _is_date(values) -> bool:
     if values.dtype != object and not pd.api.types.is_string_dtype(values.dtype):
         return False
     present = values.dropna()
-    if len(present) == 0 or not all(isinstance(v, str) for v in present):
+    if len(present) == 0:
+        return False
+    if all(isinstance(v, datetime.date) for v in present):
+        return True
+    if not all(isinstance(v, str) for v in present):
         return False
     return bool(present.str.match(_DATE).all())
 
 
+def _naive(value):
+    """A Python date or datetime as a datetime without a time zone."""
+    if isinstance(value, datetime.datetime):
+        return value.replace(tzinfo=None)
+    return datetime.datetime(value.year, value.month, value.day)
+
+
 def _date_parts(values) -> np.ndarray:
     """Year, month, day and weekday (Monday 0) of each cell, NaN where it
-    is missing or spells no date."""
+    is missing or spells no date. A cell's own date as written: a time
+    zone offset is ignored (offsets that change with daylight saving
+    would otherwise mix time zones), and each cell is parsed on its own
+    (a cell with a time beside one without)."""
     import pandas as pd
 
     if pd.api.types.is_datetime64_any_dtype(values.dtype):
         dates = pd.to_datetime(values)
     else:
-        text = values.astype(object).where(values.notna(), None)
-        dates = pd.to_datetime(text, errors="coerce")
+        present = values.notna()
+        text = values.astype(object).where(present, None)
+        if all(isinstance(v, str) for v in text[present]):
+            text = text.str.replace(_OFFSET, r"\1", regex=True)
+        else:  # Python dates and datetimes (with or without a zone)
+            text = text.map(_naive, na_action="ignore")
+        # pandas 2 infers one format from the first cell unless told
+        # "mixed"; pandas 1.5 (the floor) parses each cell on its own.
+        mixed = {"format": "mixed"} if int(pd.__version__.split(".")[0]) >= 2 else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            dates = pd.to_datetime(text, errors="coerce", **mixed)
     parts = [dates.dt.year, dates.dt.month, dates.dt.day, dates.dt.day_of_week]
     return np.column_stack([p.to_numpy(dtype=np.float64, na_value=np.nan) for p in parts])
