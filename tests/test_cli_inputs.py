@@ -174,7 +174,7 @@ def test_svmlight_predict_keeps_the_training_files_index_base(tmp_path):
     np.testing.assert_array_equal(predictions(tmp_path / "p.csv"), model.predict(new))
 
 
-def test_one_based_svmlight_names_the_files_indices(tmp_path):
+def test_one_based_svmlight_names_the_files_indices(tmp_path, capsys):
     from sklearn.datasets import dump_svmlight_file
 
     rng = np.random.default_rng(2)
@@ -190,6 +190,12 @@ def test_one_based_svmlight_names_the_files_indices(tmp_path):
     assert (out / "selected_features.txt").read_text().split()[0] == "x2"
     assert predict(out / "model.json", tmp_path / "train.svm", tmp_path / "p.csv") == 0
     np.testing.assert_array_equal(predictions(tmp_path / "p.csv"), model.predict(X))
+    # A wider file: the error counts columns as the model names them.
+    dump_svmlight_file(np.hstack([X, X]), y, str(tmp_path / "wide.svm"), zero_based=False)
+    assert predict(out / "model.json", tmp_path / "wide.svm", tmp_path / "w.csv") == 2
+    assert "has columns up to x8, but the model's training file had 4 (x1 to x4)" in (
+        capsys.readouterr().err
+    )
 
 
 # -- what a cell means ---------------------------------------------------------

@@ -54,6 +54,10 @@ DATE_PARTS = ("year", "month", "day", "weekday")
 # A string column is an identifier (a different value in every row) only
 # from this many rows on: a few rows may well all differ by chance.
 MIN_ROWS_FOR_IDENTIFIER = 20
+# A text column of which this share of cells are numbers gets a note.
+MOSTLY_NUMBERS = 0.8
+# A number with thousands separators, a currency sign or a percent sign.
+_NUMBER_WITH_UNITS = r"^\s*[-+]?[$€£¥]?\s*(\d+|\d{1,3}(,\d{3})+)(\.\d*)?([eE][-+]?\d+)?\s*%?\s*$"
 # Strings that spell dates: 2024-01-31, 31/01/2024, 1/31/24, 31.01.2024,
 # with an optional time. Dotted dates need a four-digit year: 2.3.14 is a
 # version far more often than a date.
@@ -189,7 +193,14 @@ class Encoding:
                 raise ValueError(
                     f"column {name!r} holds time spans; convert it to numbers or drop it"
                 )
-            if values.nunique(dropna=False) <= 1:
+            try:
+                distinct = values.nunique(dropna=False)
+            except TypeError:  # unhashable cells: Parquet lists, structs, maps
+                raise ValueError(
+                    f"column {name!r} holds nested values (lists or records); flatten it "
+                    "into columns of numbers or text, or drop it (--drop)"
+                ) from None
+            if distinct <= 1:
                 notes.append(f"column {name!r} holds one value (or none); left out")
                 continue
             if name not in categorical and _is_date(values):
@@ -223,6 +234,8 @@ class Encoding:
             keys = cells.category_keys(values)
             present_keys = keys[keys != None]  # noqa: E711 (elementwise)
             present = sorted(set(present_keys))
+            if name not in categorical and not categorical_dtype:
+                notes.extend(_mostly_numbers(name, values, len(present)))
             unique_per_row = len(present) == len(present_keys) >= MIN_ROWS_FOR_IDENTIFIER
             if unique_per_row and name not in categorical:
                 notes.append(
@@ -258,6 +271,14 @@ class Encoding:
                 numbers, bad, _ = cells.numbers(values)
                 if bad is not None:
                     raise ValueError(f"{argument}: column {c.name!r} must be numeric, got {bad!r}")
+                infinite = np.flatnonzero(np.isinf(numbers))
+                if infinite.size:
+                    raise ValueError(
+                        f"{argument}: column {c.name!r} holds {infinite.size} infinite "
+                        f"value(s), the first in row {infinite[0] + 1} (from 1, the header not "
+                        "counted); the boosters take finite numbers and missing cells: replace "
+                        "them, say by an empty cell, or drop the column"
+                    )
                 parts.append(numbers.reshape(-1, 1))
             else:
                 keys = cells.category_keys(values)
@@ -404,6 +425,29 @@ class Encoding:
         encoding.model_columns = model_columns
         encoding.svmlight_zero_based = zero_based
         return encoding
+
+
+def _mostly_numbers(name, values, n_categories) -> list:
+    """A note when a text column read as categories is mostly numbers: a
+    "?" for missing, a thousands separator or a unit makes a numeric column
+    categorical, and each number a category that new rows rarely share."""
+    import pandas as pd
+
+    numbers, _, _ = cells.numbers(values)
+    present = values.notna().to_numpy()
+    text = pd.Series(values[present & np.isnan(numbers)], dtype=object).astype(str)
+    written = text.str.match(_NUMBER_WITH_UNITS).to_numpy()
+    n_numbers = int((present & ~np.isnan(numbers)).sum()) + int(written.sum())
+    if n_numbers < MOSTLY_NUMBERS * present.sum():
+        return []
+    examples = list(dict.fromkeys(text[written]))[:2] + list(dict.fromkeys(text[~written]))[:2]
+    shown = ", ".join(repr(v) for v in examples)
+    return [
+        f"column {name!r} is read as {n_categories} categories, though {n_numbers} of its "
+        f"{int(present.sum())} cells look like numbers; cells such as {shown} are no numbers "
+        "to the reader: if the column is numeric, leave missing cells empty and write numbers "
+        "without separators or units"
+    ]
 
 
 def _is_date(values) -> bool:

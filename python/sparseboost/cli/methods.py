@@ -163,6 +163,29 @@ def run(
     return Fitted(model, columns, columns)
 
 
+def check_complete(method, X, origins) -> None:
+    """The least-squares methods (linear, twopass) need every cell: name
+    the columns with missing ones before anything is fitted."""
+    if method not in ("linear", "twopass"):
+        return
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        stored = X.tocoo()
+        missing = np.zeros(X.shape[1], dtype=bool)
+        missing[stored.col[np.isnan(stored.data)]] = True
+    else:
+        missing = np.isnan(X).any(axis=0)
+    if not missing.any():
+        return
+    names = list(dict.fromkeys(str(origins[j]) for j in np.flatnonzero(missing)))
+    raise CliError(
+        f"--method {method} needs a value in every cell, but column(s) {names[:5]} "
+        f"{'(and more) ' if len(names) > 5 else ''}have missing ones: fill them, drop the "
+        "columns (--drop), or use a boosting method (they take missing values)"
+    )
+
+
 def _select(method, task, X, y, groups, count, categorical, common) -> np.ndarray:
     """The columns a selector keeps, best (or first) first, at most ``count``
     (the linear and two-pass selectors read categorical codes as numbers)."""

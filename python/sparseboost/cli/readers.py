@@ -245,7 +245,19 @@ def _svmlight(path, zero_based=None, n_features=None) -> Data:
     width = None if n_features is None else n_features + (0 if zero_based else 1)
     # Read as written (indices as given), then drop the unused column 0 of
     # a one-based file: scikit-learn's "auto" guesses per file instead.
-    X, y, qid = load_svmlight_file(path, zero_based=True, query_id=True, n_features=width)
+    try:
+        X, y, qid = load_svmlight_file(path, zero_based=True, query_id=True, n_features=width)
+    except ValueError as e:
+        if width is None or "n_features was set" not in str(e):
+            raise
+        # scikit-learn counts index 0 of a one-based file: say it in the
+        # model's columns.
+        wider = load_svmlight_file(path, zero_based=True, query_id=True)[0].shape[1]
+        offset = 0 if zero_based else 1
+        raise CliError(
+            f"DATA {path!r} has columns up to x{wider - 1}, but the model's training file had "
+            f"{n_features} (x{offset} to x{n_features - 1 + offset})"
+        ) from None
     if zero_based is None:
         zero_based = bool(X.nnz) and bool(X.indices.min() == 0)
     elif not zero_based and X.shape[1] and X[:, 0].nnz:

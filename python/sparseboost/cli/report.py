@@ -40,6 +40,12 @@ def write_report(out, summary, encoding, fitted, parts, history, progress, budge
     import matplotlib
 
     matplotlib.use("Agg")
+    # Column names are text: "$" in one is no formula.
+    with matplotlib.rc_context({"text.parse_math": False}):
+        _write_report(out, summary, encoding, fitted, parts, history, progress, budget)
+
+
+def _write_report(out, summary, encoding, fitted, parts, history, progress, budget):
     import matplotlib.pyplot as plt
 
     task = summary["task"]

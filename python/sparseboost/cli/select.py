@@ -217,6 +217,7 @@ def run(args, mu, path, out) -> dict:
         )
         X = data.X  # a scipy sparse matrix goes to the engine as it is
     y = data.y
+    methods.check_complete(args.method, X, encoding.origins())
     costs = None if args.costs is None else read_costs(args.costs, encoding)
 
     # Seeds of the two splits, any --random-state in 0 .. 2**32-1.
