@@ -108,3 +108,16 @@ def test_bad_arguments_are_named(synthetic_regression):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_a_selector_of_a_given_estimator_is_of_its_kind():
+    # As scikit-learn's RFE: a search over the selector then stratifies
+    # a classifier's folds, and scorers call predict_proba.
+    from sklearn.base import is_classifier, is_regressor
+    from sparseboost import SparseBoostClassifier, SparseBoostRegressor, SparseBoostSelectorCV
+
+    for cls in (TopKSelector, SparseBoostSelectorCV):
+        assert is_classifier(cls(estimator=SparseBoostClassifier()))
+        assert is_regressor(cls(estimator=SparseBoostRegressor()))
+        assert not is_classifier(cls()) and not is_regressor(cls())  # known at fit only
+    assert not is_classifier(TopKSelector(estimator=SparseBoostClassifier(), refit=False))

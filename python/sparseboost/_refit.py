@@ -28,6 +28,18 @@ class RefitDelegates:
     """``predict``, ``predict_proba``, ``decision_function``, ``score`` and
     ``classes_`` of the refitted model, from the kept columns of ``X``."""
 
+    def __sklearn_tags__(self):
+        # A classifier's selector predicts as one (scikit-learn's RFE says
+        # so too): is_classifier, stratified folds in a search. Without an
+        # estimator the kind is known only from y, at fit.
+        tags = super().__sklearn_tags__()
+        if getattr(self, "estimator", None) is not None and getattr(self, "refit", True):
+            inner = self.estimator.__sklearn_tags__()
+            tags.estimator_type = inner.estimator_type
+            tags.classifier_tags = inner.classifier_tags
+            tags.regressor_tags = inner.regressor_tags
+        return tags
+
     def _kept_columns(self, X):
         # The models were fitted on plain arrays (the selector keeps the
         # column names), so they get plain arrays whatever set_output says.
