@@ -2,6 +2,7 @@
 scikit-learn's, out-of-bag scores, dynamic node weights, the selector."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -188,3 +189,20 @@ def test_targets_near_the_float_limit_give_a_model_that_round_trips():
     assert np.isfinite(forest._model.train_loss).all()
     again = pickle.loads(pickle.dumps(forest))
     np.testing.assert_array_equal(again.predict(X), forest.predict(X))
+
+
+def test_rows_without_an_out_of_bag_prediction_are_a_warning_and_max_features_is_bounded():
+    # scikit-learn's forests warn on the first and refuse the second.
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 4))
+    y = X[:, 0]
+    with pytest.warns(UserWarning, match="no out-of-bag prediction"):
+        SparseForestRegressor(n_estimators=2, oob_score=True, random_state=0).fit(X, y)
+    with pytest.warns(UserWarning, match="no out-of-bag prediction"):
+        SparseForestClassifier(n_estimators=2, oob_score=True, random_state=0).fit(X, y > 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SparseForestRegressor(n_estimators=60, oob_score=True, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="max_features must be at most the number of features, 4"):
+        SparseForestRegressor(max_features=5).fit(X, y)
+    assert SparseForestRegressor(max_features=4, n_estimators=2).fit(X, y).n_features_in_ == 4

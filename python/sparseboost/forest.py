@@ -5,6 +5,7 @@ selectors."""
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -88,6 +89,11 @@ class _BaseForest(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
             raise TypeError(
                 f"max_features must be 'sqrt', 'log2', an int, a float or None, got {value!r}"
             )
+        if isinstance(value, numbers.Integral) and value > d:
+            raise ValueError(
+                f"max_features must be at most the number of features, {d}, got {value!r} "
+                "(a float in (0, 1] is a share of them)"
+            )
         return int(value) if isinstance(value, numbers.Integral) else float(value)
 
     def _engine_params(self, draw_seed: bool = True) -> dict:
@@ -125,6 +131,16 @@ class _BaseForest(TakesNanAndSparse, FeatureSelectorMixin, BaseEstimator):
         )
         self._model = model
         if self.oob_score:
+            unseen = int(np.isnan(oob).any(axis=1).sum())
+            if unseen:
+                warnings.warn(
+                    f"{unseen} of the {X.shape[0]} rows were in every tree's bootstrap sample, "
+                    "so they have no out-of-bag prediction and oob_score_ leaves them out "
+                    "(NaN if fewer than 2 rows remain): grow more trees (n_estimators) for a "
+                    "reliable estimate",
+                    UserWarning,
+                    stacklevel=2,
+                )
             self._set_oob(oob, y, sample_weight)
         return self
 
