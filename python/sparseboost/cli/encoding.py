@@ -470,10 +470,14 @@ def _is_date(values) -> bool:
 
 
 def _naive(value):
-    """A Python date or datetime as a datetime without a time zone."""
+    """A Python date or datetime as a datetime without a time zone; text as
+    it is (pandas reads it, or makes it missing); anything else (a number
+    is no date: pandas would count nanoseconds from 1970) missing."""
     if isinstance(value, datetime.datetime):
         return value.replace(tzinfo=None)
-    return datetime.datetime(value.year, value.month, value.day)
+    if isinstance(value, datetime.date):
+        return datetime.datetime(value.year, value.month, value.day)
+    return value if isinstance(value, str) else None
 
 
 def _date_parts(values) -> np.ndarray:
