@@ -105,3 +105,19 @@ def test_engine_rejects_non_contiguous_or_unknown_parameters():
 def test_a_rust_panic_is_a_python_exception_not_a_crash():
     with pytest.raises(RuntimeError, match="internal error"):
         _core._panic_for_tests()
+
+
+def test_eval_set_errors_name_the_entry_once():
+    from sparseboost import MultiTaskSparseBoostRegressor, SparseBoostClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    classifier = SparseBoostClassifier(n_estimators=2)
+    with pytest.raises(TypeError, match=r"^eval_set\[0\] must be an \(X, y\) tuple, got 3 items$"):
+        classifier.fit(X, y, eval_set=[(X, y, y)])
+    with pytest.raises(ValueError, match=r"^eval_set\[0\]: y holds labels not seen in fit"):
+        classifier.fit(X, y, eval_set=[(X, y + 1)])
+    multitask = MultiTaskSparseBoostRegressor(n_estimators=2)
+    with pytest.raises(TypeError, match=r"eval_set\[1\] must be an \(X, y, task\) tuple, got 2"):
+        multitask.fit(X, X[:, 0], y, eval_set=[(X, X[:, 0], y), (X, X[:, 0])])

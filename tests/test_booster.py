@@ -113,6 +113,24 @@ def test_string_labels_and_sample_weights():
     np.testing.assert_allclose(reg.fit(X, y_num, sample_weight=w).predict(X), 0.0, atol=1e-9)
 
 
+def test_tiny_weights_need_min_child_weight_scaled_alike_and_say_so():
+    # min_child_weight is in the weights' units (LightGBM's
+    # min_sum_hessian_in_leaf): weights of 2^-30 leave every child below
+    # its default, and scaling it by 2^-30 too gives the weight-1 model.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(500, 4))
+    y = 2 * X[:, 0] + X[:, 1]
+    w = np.full(500, 2.0**-30)
+    plain = SparseBoostRegressor(n_estimators=10, random_state=0).fit(X, y)
+    with pytest.warns(UserWarning, match="no split is possible.*min_child_weight=0.001"):
+        empty = SparseBoostRegressor(n_estimators=10, random_state=0).fit(X, y, sample_weight=w)
+    assert empty.n_trees_ == 0
+    scaled = SparseBoostRegressor(n_estimators=10, random_state=0, min_child_weight=1e-3 * 2.0**-30)
+    np.testing.assert_array_equal(scaled.fit(X, y, sample_weight=w).predict(X), plain.predict(X))
+    with pytest.warns(UserWarning, match="no split is possible"):
+        SparseBoostRegressor(n_estimators=10).fit(X, np.ones(500))
+
+
 def test_missing_values_follow_the_learned_direction():
     rng = np.random.default_rng(2)
     X = rng.random((2000, 2))
@@ -151,3 +169,18 @@ def test_constant_columns_change_nothing(synthetic_regression):
     assert np.array_equal(plain.selected_features_, wide.selected_features_)
     # ...and skipping them keeps the real ones: the planted features lead.
     assert set(wide.selected_features_[:3]) == {0, 1, 2}
+
+
+def test_an_object_array_with_pandas_missing_values_is_read_as_nan():
+    # What DataFrame.to_numpy() gives for a nullable Int64 column.
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {"a": pd.array([1, None, 3] * 100, dtype="Int64"), "b": np.arange(300.0) % 7}
+    )
+    y = np.arange(300.0) % 5 + frame["b"].to_numpy()
+    as_nan = frame.astype("float64").to_numpy()
+    expected = SparseBoostRegressor(n_estimators=5, penalty="none", random_state=0).fit(as_nan, y).predict(as_nan)
+    objects = frame.to_numpy()
+    assert objects.dtype == object and objects[1, 0] is pd.NA
+    model = SparseBoostRegressor(n_estimators=5, penalty="none", random_state=0).fit(objects, y)
+    np.testing.assert_array_equal(model.predict(objects), expected)

@@ -305,3 +305,19 @@ def test_reordered_columns_are_named_before_a_categorical_dtype():
     model = SparseBoostRegressor(n_estimators=5).fit(frame, (frame.c == "a") * 2 + frame.x)
     with pytest.raises(ValueError, match="same order as they were in fit"):
         model.predict(frame[["x", "c"]])
+
+
+def test_inverse_transform_takes_what_transform_gives_in_either_output():
+    rng = np.random.default_rng(0)
+    n = 600
+    frame = pd.DataFrame(
+        {"a": rng.normal(size=n), "cat": rng.choice(["x", "y", "z"], n), "d": rng.normal(size=n)}
+    )
+    y = 2 * frame["a"] + 3 * (frame["cat"] == "x") + frame["d"]
+    model = SparseBoostRegressor(n_estimators=30, random_state=0).fit(frame, y)
+    assert list(model.selected_feature_names_) and "cat" in model.selected_feature_names_
+    from_codes = model.inverse_transform(model.transform(frame))
+    model.set_output(transform="pandas")
+    values = model.transform(frame)
+    assert set(values["cat"]) == {"x", "y", "z"}
+    np.testing.assert_array_equal(model.inverse_transform(values), from_codes)

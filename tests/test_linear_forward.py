@@ -140,6 +140,32 @@ def test_constant_target_gives_column_order_and_r2_one():
     np.testing.assert_array_equal(selector.r2_path_, np.ones(4))
 
 
+def test_the_path_does_not_depend_on_the_scale_of_a_column_or_the_target():
+    # R² is scale-free; the Gram matrix's squares must not overflow (values
+    # near 1e155) or underflow (near 1e-170).
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(500, 4))
+    y = 2 * X[:, 0] + X[:, 1] + 0.1 * rng.normal(size=500)
+    reference = LinearForwardSelector(n_features_to_select=2).fit(X, y)
+    scalings = [
+        (X * 1e155, y),
+        (X * 1e-170, y),
+        (X * np.array([1e160, 1.0, 1e-160, 1.0]), y),
+        (X, y * 1e155),
+        (X, y * 1e-170),
+    ]
+    for Xs, ys in scalings:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fitted = LinearForwardSelector(n_features_to_select=2).fit(Xs, ys)
+        np.testing.assert_array_equal(fitted.order_, reference.order_)
+        np.testing.assert_allclose(fitted.r2_path_, reference.r2_path_, rtol=1e-12)
+        assert fitted.skipped_ == {}
+    # Powers of two change nothing at all.
+    exact = LinearForwardSelector(n_features_to_select=2).fit(X * 2.0**-600, y * 2.0**500)
+    np.testing.assert_array_equal(exact.r2_path_, reference.r2_path_)
+
+
 def test_bad_input_is_named():
     X = np.random.default_rng(4).standard_normal((20, 5))
     y = X[:, 0]

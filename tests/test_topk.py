@@ -121,3 +121,23 @@ def test_a_selector_of_a_given_estimator_is_of_its_kind():
         assert is_regressor(cls(estimator=SparseBoostRegressor()))
         assert not is_classifier(cls()) and not is_regressor(cls())  # known at fit only
     assert not is_classifier(TopKSelector(estimator=SparseBoostClassifier(), refit=False))
+
+
+def test_the_refit_gets_the_evaluation_sets_on_the_kept_columns():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 8))
+    y = 2 * X[:, 0] + X[:, 1] + X[:, 5]
+    X_val = rng.normal(size=(200, 8))
+    y_val = 2 * X_val[:, 0] + X_val[:, 1] + X_val[:, 5]
+    booster = SparseBoostRegressor(
+        n_estimators=300, early_stopping_rounds=5, penalty="none", random_state=0
+    )
+    for given in (X_val, pd.DataFrame(X_val), X_val.tolist()):
+        selector = TopKSelector(booster, n_features_to_select=3).fit(X, y, eval_set=[(given, y_val)])
+        assert sorted(selector.selected_features_) == [0, 1, 5]
+        alone = SparseBoostRegressor(**booster.get_params()).fit(
+            X[:, [0, 1, 5]], y, eval_set=[(X_val[:, [0, 1, 5]], y_val)]
+        )
+        np.testing.assert_array_equal(selector.predict(X), alone.predict(X[:, [0, 1, 5]]))
+        assert selector.estimator_.best_iteration_ == alone.best_iteration_

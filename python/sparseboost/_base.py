@@ -169,8 +169,13 @@ class FeatureSelectorMixin(SelectorMixin):
 
     def inverse_transform(self, X):
         """``X`` of the selected columns back to all ``n_features_in_``
-        columns (zeros where a feature was not selected; NaN stays NaN)."""
+        columns (zeros where a feature was not selected; NaN stays NaN).
+        A categorical column comes back as its codes: from codes in an
+        array, from the values in a DataFrame (as ``transform`` gives them
+        with ``set_output(transform="pandas")``)."""
         support = self.get_support()
+        if hasattr(X, "iloc") and X.shape[1] == support.sum():
+            X = self._selected_codes(X, np.flatnonzero(support))
         with naming("X"):
             X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
         if X.shape[1] != support.sum():
@@ -180,6 +185,20 @@ class FeatureSelectorMixin(SelectorMixin):
         full = np.zeros((X.shape[0], support.size))
         full[:, support] = X
         return full
+
+    def _selected_codes(self, frame, kept):
+        """``frame`` (the ``kept`` columns) with its categorical columns'
+        values as their codes."""
+        from ._categorical import Encoding
+
+        encoding = getattr(self, "_categorical", None)
+        if encoding is None:
+            return frame
+        at = {f: k for k, f in enumerate(kept)}
+        pairs = [(at[f], c) for f, c in zip(encoding.features, encoding.categories) if f in at]
+        if not pairs:
+            return frame
+        return Encoding([k for k, _ in pairs], [c for _, c in pairs]).encode(frame)
 
 
 class TakesNanAndSparse:

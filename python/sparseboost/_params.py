@@ -127,7 +127,9 @@ PARAMS = (
         "float",
         1e-3,
         "[0, inf)",
-        "Minimum hessian sum in a leaf (LightGBM's ``min_sum_hessian_in_leaf``).",
+        """Minimum hessian sum in a leaf (LightGBM's ``min_sum_hessian_in_leaf``),
+        each row's hessian times its ``sample_weight``: scale it with the
+        weights when they are far below 1.""",
         BOOSTERS,
         engine="min_child_weight",
     ),

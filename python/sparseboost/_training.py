@@ -85,11 +85,18 @@ def eval_sets(estimator, eval_set, eval_sample_weight, eval_group, encode, *, ta
         if eval_sample_weight is not None or eval_group is not None:
             raise ValueError("eval_sample_weight and eval_group need an eval_set")
         return []
-    if not isinstance(eval_set, (list, tuple)) or not all(
-        isinstance(pair, (list, tuple)) and len(pair) == (3 if task else 2) for pair in eval_set
-    ):
-        shape = "(X, y, task)" if task else "(X, y)"
+    shape = "(X, y, task)" if task else "(X, y)"
+    if not isinstance(eval_set, (list, tuple)):
         raise TypeError(f"eval_set must be a list of {shape} tuples, got {type(eval_set).__name__}")
+    odd = next((p for p in eval_set if not isinstance(p, (list, tuple))), None)
+    if odd is not None:
+        raise TypeError(
+            f"eval_set must be a list of {shape} tuples, got a {type(eval_set).__name__} "
+            f"holding a {type(odd).__name__} (for one set, pass [{shape}])"
+        )
+    for s, pair in enumerate(eval_set):
+        if len(pair) != len(shape.split(",")):
+            raise TypeError(f"eval_set[{s}] must be an {shape} tuple, got {len(pair)} items")
     for name, values in (("eval_sample_weight", eval_sample_weight), ("eval_group", eval_group)):
         if values is not None and len(values) != len(eval_set):
             raise ValueError(f"{name} needs one entry per eval_set, got {len(values)}")
@@ -269,8 +276,20 @@ def warn_if_nothing_paid(estimator, penalty: str | None = None) -> None:
     ``penalty``: how the estimator's μ reads (its ``mu`` when None; a
     multitask estimator's two)."""
     mu_max = estimator.mu_max_
-    # μ_max = 0: no split gains anything at any μ (a constant target, say).
-    if mu_max is None or mu_max <= 0 or np.any(estimator.n_trees_):
+    if mu_max is None or np.any(estimator.n_trees_):
+        return
+    if mu_max <= 0:
+        # No split gains anything at any μ, as LightGBM's "no more leaves
+        # that meet the split requirements".
+        warnings.warn(
+            "no split is possible, so the model has no tree and predicts a constant: the "
+            "target is constant, or every split leaves a child with fewer than "
+            f"min_samples_leaf={estimator.min_samples_leaf!r} rows or a hessian sum below "
+            f"min_child_weight={estimator.min_child_weight!r} (a sum of hessians times "
+            "sample_weight: scale it with very small weights, or set it to 0)",
+            UserWarning,
+            stacklevel=4,
+        )
         return
     if penalty is None:
         value, relative = engine_mu(estimator.mu)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 import re
+import sys
 import warnings
 from contextlib import contextmanager
 
@@ -51,7 +52,8 @@ def naming(arg: str):
         raise
     except (ValueError, TypeError, OverflowError) as e:
         if getattr(e, "names_parameter", False) or re.search(
-            rf"(?<![\w.]){re.escape(arg)}\b", str(e)
+            # (Not \b: a name ending in "]" is followed by no word boundary.)
+            rf"(?<![\w.]){re.escape(arg)}(?!\w)", str(e)
         ):
             raise
         kind = TypeError if isinstance(e, TypeError) else ValueError
@@ -74,6 +76,20 @@ def _as_array(values, arg: str):
                 ) from None
             raise
     return values
+
+
+def _missing_as_nan(values):
+    """An object array's missing cells (``pd.NA``, as ``to_numpy()`` of a
+    nullable column gives, ``None``, ``NaT``) as NaN: numpy converts
+    ``None`` to a float but not ``pd.NA``."""
+    if not (isinstance(values, np.ndarray) and values.dtype == object):
+        return values
+    if "pandas" not in sys.modules:  # then no cell is pd.NA
+        return values
+    import pandas as pd
+
+    missing = pd.isna(values)
+    return np.where(missing, np.nan, values) if missing.any() else values
 
 
 def _reject_non_numbers(values, arg: str, *, labels: bool = False, sparse_ok: bool = False) -> None:
@@ -141,7 +157,7 @@ def check_X(
     categorical columns as codes (``_categorical``): learned with
     ``reset``, applied otherwise."""
     with naming("X"), converting("X"):
-        X = _as_array(X, "X")
+        X = _missing_as_nan(_as_array(X, "X"))
         if not reset and hasattr(X, "columns"):
             # Names first: reordered columns are that error, not one about
             # a categorical column's dtype in the wrong place.

@@ -160,17 +160,29 @@ def _target_columns(estimator, y, n_rows):
     return (onehot[:, 1:] if len(classes) == 2 else onehot), classes
 
 
+def _powers_of_two(A) -> np.ndarray:
+    """Per column, the power of two that brings its largest |value| into
+    [0.5, 1) (1 for a column of zeros)."""
+    peak = np.abs(A).max(axis=0) if len(A) else np.zeros(A.shape[1])
+    return np.ldexp(1.0, -np.frexp(peak)[1])
+
+
 def _centred_gram(X, Y):
     """The augmented Gram matrix ``[X, Y]'[X, Y]`` of the centred columns,
-    accumulated over chunks of rows (the centred copy of all of ``X``
-    would double its memory)."""
+    each first scaled by a power of two (exact, and R² does not depend on
+    a column's scale: without it values near 1e155 overflowed the squares
+    and values near 1e-170 underflowed them), accumulated over chunks of
+    rows (the centred copy of all of ``X`` would double its memory)."""
     n, d = X.shape
-    mean_x = X.mean(axis=0)
+    rows = max(1, CHUNK_VALUES // max(d, 1))
+    unit = _powers_of_two(X)
+    mean_x = sum((X[start : start + rows] * unit).sum(axis=0) for start in range(0, n, rows))
+    mean_x = mean_x / max(n, 1)
+    Y = Y * _powers_of_two(Y)
     Yc = Y - Y.mean(axis=0)
     G = np.zeros((d + Y.shape[1], d + Y.shape[1]))
-    rows = max(1, CHUNK_VALUES // max(d, 1))
     for start in range(0, n, rows):
-        chunk = X[start : start + rows] - mean_x
+        chunk = X[start : start + rows] * unit - mean_x
         # numpy hands chunk.T @ chunk to BLAS syrk (half the work of gemm)
         G[:d, :d] += chunk.T @ chunk
         G[:d, d:] += chunk.T @ Yc[start : start + rows]

@@ -67,7 +67,8 @@ class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, Bas
 
     def fit(self, X, y, **fit_params):
         """Fit the estimator on all of ``X``, keep the top K features and
-        (``refit``) fit a clone on them; ``fit_params`` go to both fits."""
+        (``refit``) fit a clone on them; ``fit_params`` go to both fits
+        (an ``eval_set``'s ``X`` cut to the kept columns for the refit)."""
         self.__dict__.pop("estimator_", None)
         if self.importance not in ("gain", "split"):
             raise ValueError(f"importance must be 'gain' or 'split', got {self.importance!r}")
@@ -113,7 +114,10 @@ class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, Bas
         self.support_[self.selected_features_] = True
         if self.refit:
             refit = with_categorical(clone(estimator), self, self.selected_features_)
-            self.estimator_ = refit.fit(checked[:, self.support_], y, **fit_params)
+            kept_params = dict(fit_params)
+            if fit_params.get("eval_set") is not None:
+                kept_params["eval_set"] = _kept_columns(fit_params["eval_set"], self.support_)
+            self.estimator_ = refit.fit(checked[:, self.support_], y, **kept_params)
         else:
             self.estimator_ = full
         return self
@@ -121,3 +125,22 @@ class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, Bas
     def _get_support_mask(self):
         check_is_fitted(self)
         return self.support_
+
+
+def _kept_columns(eval_set, support):
+    """Each evaluation set's ``X`` cut to the kept columns (by position),
+    its other members (``y``, ...) as they are."""
+    if not isinstance(eval_set, (list, tuple)):
+        return eval_set  # the booster names what is wrong with it
+    kept = []
+    for entry in eval_set:
+        if not isinstance(entry, (list, tuple)) or not entry:
+            return eval_set
+        X = entry[0]
+        if hasattr(X, "iloc"):
+            X = X.iloc[:, support]
+        else:
+            X = (X if hasattr(X, "shape") else np.asarray(X))[:, support]
+        kept.append((X, *entry[1:]))
+    return kept
+
