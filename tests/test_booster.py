@@ -2,6 +2,8 @@
 fitted exactly, results do not depend on the thread count, and the training
 loss goes down."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.metrics import log_loss
@@ -128,7 +130,11 @@ def test_tiny_weights_need_min_child_weight_scaled_alike_and_say_so():
     scaled = SparseBoostRegressor(n_estimators=10, random_state=0, min_child_weight=1e-3 * 2.0**-30)
     np.testing.assert_array_equal(scaled.fit(X, y, sample_weight=w).predict(X), plain.predict(X))
     with pytest.warns(UserWarning, match="no split is possible"):
-        SparseBoostRegressor(n_estimators=10).fit(X, np.ones(500))
+        SparseBoostRegressor(n_estimators=10, penalty="none").fit(X, y, sample_weight=w)
+    # A constant target needs no split: its constant is the model.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert SparseBoostRegressor(n_estimators=10).fit(X, np.ones(500)).n_trees_ == 0
 
 
 def test_missing_values_follow_the_learned_direction():
@@ -179,7 +185,11 @@ def test_an_object_array_with_pandas_missing_values_is_read_as_nan():
     )
     y = np.arange(300.0) % 5 + frame["b"].to_numpy()
     as_nan = frame.astype("float64").to_numpy()
-    expected = SparseBoostRegressor(n_estimators=5, penalty="none", random_state=0).fit(as_nan, y).predict(as_nan)
+    expected = (
+        SparseBoostRegressor(n_estimators=5, penalty="none", random_state=0)
+        .fit(as_nan, y)
+        .predict(as_nan)
+    )
     objects = frame.to_numpy()
     assert objects.dtype == object and objects[1, 0] is pd.NA
     model = SparseBoostRegressor(n_estimators=5, penalty="none", random_state=0).fit(objects, y)

@@ -198,8 +198,7 @@ def test_dates_in_every_spelling_give_their_own_year_month_and_day(tmp_path):
         ],
         # Offsets that change with daylight saving: the date as written.
         "offsets across DST": [
-            f"{d.isoformat()}T00:30:00{'+02:00' if 4 <= d.month <= 10 else '+01:00'}"
-            for d in days
+            f"{d.isoformat()}T00:30:00{'+02:00' if 4 <= d.month <= 10 else '+01:00'}" for d in days
         ],
         "zulu": [f"{d.isoformat()}T23:59:59.5Z" for d in days],
     }
@@ -219,14 +218,18 @@ def test_dates_in_every_spelling_give_their_own_year_month_and_day(tmp_path):
 
 def test_versions_are_no_dates_and_impossible_dates_are_counted():
     rng = np.random.default_rng(0)
-    versions = [f"{rng.integers(1, 4)}.{rng.integers(0, 12)}.{rng.integers(10, 40)}" for _ in range(60)]
+    versions = [
+        f"{rng.integers(1, 4)}.{rng.integers(0, 12)}.{rng.integers(10, 40)}" for _ in range(60)
+    ]
     encoding, _ = encode(pd.DataFrame({"version": versions, "y": rng.random(60)}))
     assert not encoding.columns[0].date and encoding.columns[0].categories
     cells = ["2024-01-31", "2024-02-31", "2024-03-01", None] * 10
     encoding, X = encode(pd.DataFrame({"when": cells, "y": rng.random(40)}))
     assert encoding.columns[0].date
     assert np.isnan(X[1::4, 0]).all() and np.isfinite(X[0::4, 0]).all()
-    assert any("10 of its 30 dates spell no date" in note for note in encoding.notes), encoding.notes
+    assert any("10 of its 30 dates spell no date" in note for note in encoding.notes), (
+        encoding.notes
+    )
 
 
 def test_text_columns_of_numbers_get_a_note():
@@ -251,7 +254,9 @@ def test_infinite_cells_and_nested_columns_are_errors_that_name_the_column(tmp_p
 
     ratio = np.ones(50)
     ratio[7] = np.inf
-    with pytest.raises(ValueError, match=r"column 'ratio' holds 1 infinite value\(s\), the first in row 8"):
+    with pytest.raises(
+        ValueError, match=r"column 'ratio' holds 1 infinite value\(s\), the first in row 8"
+    ):
         encode(pd.DataFrame({"ratio": ratio, "x": np.arange(50.0), "y": ratio}))
     with pytest.raises(ValueError, match="column 'ratio' holds 1 infinite"):
         encode(pd.DataFrame({"ratio": np.where(ratio > 1, "inf", "1.5"), "y": ratio}))

@@ -155,7 +155,9 @@ def test_trees_record_their_rounds_and_version_2_files_still_load():
     document = json.loads(model._model.to_json())
     document["trees"][1]["round"] = 0
     document["trees"][1]["output"] = 0
-    with pytest.raises(ValueError, match=r"trees\[1\] \(round 0, output 0\) must follow trees\[0\]"):
+    with pytest.raises(
+        ValueError, match=r"trees\[1\] \(round 0, output 0\) must follow trees\[0\]"
+    ):
         sparseboost._core.Model.from_json(json.dumps(document))
     document = json.loads(model._model.to_json())
     del document["trees"][2]["round"]

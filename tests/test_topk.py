@@ -134,7 +134,9 @@ def test_the_refit_gets_the_evaluation_sets_on_the_kept_columns():
         n_estimators=300, early_stopping_rounds=5, penalty="none", random_state=0
     )
     for given in (X_val, pd.DataFrame(X_val), X_val.tolist()):
-        selector = TopKSelector(booster, n_features_to_select=3).fit(X, y, eval_set=[(given, y_val)])
+        selector = TopKSelector(booster, n_features_to_select=3).fit(
+            X, y, eval_set=[(given, y_val)]
+        )
         assert sorted(selector.selected_features_) == [0, 1, 5]
         alone = SparseBoostRegressor(**booster.get_params()).fit(
             X[:, [0, 1, 5]], y, eval_set=[(X_val[:, [0, 1, 5]], y_val)]

@@ -477,7 +477,10 @@ class BaseSparseBoost(BoosterCommon):
         )
         _training.set_history(self, history, names)
         self.mu_max_ = history["mu_max"]
-        _training.warn_if_nothing_paid(self)
+        queries = (
+            None if group is None else np.repeat(np.arange(len(group)), group.astype(np.int64))
+        )
+        _training.warn_if_nothing_paid(self, constant=_training.constant_within(y, queries))
         return self
 
     def _raw_predict(self, X) -> np.ndarray:

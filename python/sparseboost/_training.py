@@ -255,6 +255,17 @@ def _restore_fitted_state(estimator, state: dict) -> None:
     vars(estimator).update(state)
 
 
+def constant_within(y, groups=None) -> bool:
+    """Whether ``y`` is constant within every group (task or query; all
+    rows one group for None): then no split can gain anything."""
+    y = np.asarray(y, dtype=np.float64)
+    if groups is None:
+        return bool(y.size == 0 or np.ptp(y) == 0)
+    order = np.argsort(groups, kind="stable")
+    ends = np.flatnonzero(np.diff(np.asarray(groups)[order])) + 1
+    return all(np.ptp(part) == 0 for part in np.split(y[order], ends) if part.size)
+
+
 def set_history(estimator, history: dict, set_names) -> None:
     """``evals_result_``, ``best_iteration_``, ``best_score_`` from the
     engine's history."""
@@ -270,26 +281,30 @@ def set_history(estimator, history: dict, set_names) -> None:
     estimator.best_score_ = None if best is None else float(best[1])
 
 
-def warn_if_nothing_paid(estimator, penalty: str | None = None) -> None:
+def warn_if_nothing_paid(estimator, penalty: str | None = None, *, constant=False) -> None:
     """Warn when the penalty kept every feature out: μ ≥ μ_max, so the
-    first round grew no tree and the model predicts its base score.
-    ``penalty``: how the estimator's μ reads (its ``mu`` when None; a
-    multitask estimator's two)."""
+    first round grew no tree and the model predicts its base score; or
+    when no split was possible at all, unless the target was ``constant``
+    (then the constant is the right model). ``penalty``: how the
+    estimator's μ reads (its ``mu`` when None; a multitask estimator's
+    two)."""
     mu_max = estimator.mu_max_
-    if mu_max is None or np.any(estimator.n_trees_):
+    if np.any(estimator.n_trees_):
         return
-    if mu_max <= 0:
+    if not mu_max and not constant:  # (None: no penalty, which grows a tree if it can)
         # No split gains anything at any μ, as LightGBM's "no more leaves
         # that meet the split requirements".
         warnings.warn(
-            "no split is possible, so the model has no tree and predicts a constant: the "
-            "target is constant, or every split leaves a child with fewer than "
+            "no split is possible, so the model has no tree and predicts a constant: every "
+            "split leaves a child with fewer than "
             f"min_samples_leaf={estimator.min_samples_leaf!r} rows or a hessian sum below "
             f"min_child_weight={estimator.min_child_weight!r} (a sum of hessians times "
             "sample_weight: scale it with very small weights, or set it to 0)",
             UserWarning,
             stacklevel=4,
         )
+        return
+    if not mu_max:
         return
     if penalty is None:
         value, relative = engine_mu(estimator.mu)

@@ -53,7 +53,8 @@ def naming(arg: str):
     except (ValueError, TypeError, OverflowError) as e:
         if getattr(e, "names_parameter", False) or re.search(
             # (Not \b: a name ending in "]" is followed by no word boundary.)
-            rf"(?<![\w.]){re.escape(arg)}(?!\w)", str(e)
+            rf"(?<![\w.]){re.escape(arg)}(?!\w)",
+            str(e),
         ):
             raise
         kind = TypeError if isinstance(e, TypeError) else ValueError

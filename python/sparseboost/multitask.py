@@ -248,7 +248,9 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
         _training.set_history(self, history, names)
         self.mu_max_ = history["mu_max"]
         _training.warn_if_nothing_paid(
-            self, f"mu_group={self.mu_group!r} plus mu_task={self.mu_task_!r}"
+            self,
+            f"mu_group={self.mu_group!r} plus mu_task={self.mu_task_!r}",
+            constant=_training.constant_within(y, codes),
         )
         return self
 

@@ -34,7 +34,10 @@ def with_categorical(estimator, selector, columns=None):
     categorical = set(categorical.tolist())
     positions = [i for i, f in enumerate(kept) if f in categorical]
     estimator.set_params(categorical_features=[int(p) for p in positions] or None)
-    for name, as_list in (("feature_costs", feature_costs_array), ("feature_bags", feature_bags_array)):
+    for name, as_list in (
+        ("feature_costs", feature_costs_array),
+        ("feature_bags", feature_bags_array),
+    ):
         given = getattr(estimator, name, None)
         if given is not None:
             values = as_list(given, selector)

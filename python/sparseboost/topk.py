@@ -143,4 +143,3 @@ def _kept_columns(eval_set, support):
             X = (X if hasattr(X, "shape") else np.asarray(X))[:, support]
         kept.append((X, *entry[1:]))
     return kept
-
