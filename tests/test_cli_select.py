@@ -338,7 +338,17 @@ def test_the_budget_is_chosen_by_cv_by_default_and_recorded(tmp_path):
 
     out = tmp_path / "none"
     assert main(base + ["--out", str(out), "--n-features", "none"] + FAST) == 0
-    assert json.loads((out / "metrics.json").read_text())["budget"]["k"] is None
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["budget"]["k"] is None
+    # mu as given and as a number: agbm's default, and gbfs's 0.05*mu_max.
+    record = metrics["parameters"]
+    assert record["mu_max"] > 0 and record["mu_value"] == record["mu"]
+    out = tmp_path / "gbfs"
+    argv = base + ["--out", str(out), "--n-features", "none", "--method", "gbfs"]
+    assert main(argv + FAST) == 0
+    record = json.loads((out / "metrics.json").read_text())["parameters"]
+    assert record["mu"] == "0.05*mu_max"
+    assert record["mu_value"] == pytest.approx(0.05 * record["mu_max"], rel=1e-12)
     assert main(base + ["--out", str(out), "--n-features", "many"]) == 2
 
 

@@ -303,8 +303,13 @@ def test_predictions_check_column_names_and_take_empty_partitions(client):
 def test_unsupported_settings_and_bad_input_are_clear_errors(client):
     X, y, _ = _problem("regression", n=300)
     dX, dy = da.from_array(X, chunks=(100, X.shape[1])), da.from_array(y, chunks=100)
-    with pytest.raises(ValueError, match="categorical_features: the Dask estimators"):
-        DaskSparseBoostRegressor(client=client, categorical_features=[1]).fit(dX, dy)
+    # (Column 0 too: an index list [0] is no empty choice.)
+    for spec in ([1], [0], np.arange(X.shape[1]) == 0):
+        with pytest.raises(ValueError, match="categorical_features: the Dask estimators"):
+            DaskSparseBoostRegressor(client=client, categorical_features=spec).fit(dX, dy)
+    DaskSparseBoostRegressor(
+        client=client, n_estimators=2, categorical_features=np.zeros(X.shape[1], dtype=bool)
+    ).fit(dX, dy)
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"city": np.array(["a", "b", "c"] * 100), "x": X[:, 0]})
     with pytest.raises(ValueError, match="categorical_features: column 'city'"):

@@ -317,7 +317,8 @@ PARAMS = (
         node costs about ``p * log2(L)`` cheap tests plus a few exact scans
         instead of d exact scans; once ``max_selected_features`` features are
         used (no bags) it runs no tests at all. Costs a prefix-sum cache of
-        about ``e * ln(s / delta) / 4 + 1`` bytes per (row, feature), see
+        about ``e * ln(s / delta) / 4 + 1`` bytes per (row, feature) (about 2
+        when subsets are shortened to few rows' length), see
         ``gt_cache_bytes_``. "auto" runs group testing only where its estimated
         work (prefix cache included) is below half of exhaustive search's,
         from n, d, the bins, s, delta, max_leaves, n_estimators and
@@ -344,9 +345,11 @@ PARAMS = (
         0.1,
         "(0, 1)",
         """delta, the failure probability of the group-testing theorem; with s it
-        sets the number of subsets ``p = ceil(e * s * ln(s / delta))`` (for
-        subsets shortened to L features: ``ceil(e * ln(s / delta) * d / L)``,
-        the same number of subsets per feature).""",
+        sets the number of subsets ``p = ceil(e * s * ln(s / delta))``.
+        Subsets shortened to L features (few rows, see ``gt_n_features``) come
+        four per feature instead, ``p = ceil(4 * d / L)``, of which a node of a
+        fit on 2000 rows or more searches at most ``ceil(e * s * ln(s /
+        delta))``.""",
         BOOSTERS,
         engine="gt_delta",
     ),

@@ -124,7 +124,9 @@ def _refuse_categorical(spec, X) -> None:
     """Categorical columns are not distributed yet: say so, naming the
     parameter, rather than failing on strings in the workers."""
     explicit = spec is not None and not (isinstance(spec, str) and spec == "from_dtype")
-    if explicit and np.size(spec) and np.any(spec):
+    # A mask chooses with True; indices or names by being there (index 0 too).
+    values = np.asarray(spec) if explicit else np.zeros(0)
+    if values.any() if values.dtype == bool else values.size:
         raise ValueError(
             "categorical_features: the Dask estimators take numeric columns only; encode "
             "the categorical ones as numbers, or fit the single-machine estimator"

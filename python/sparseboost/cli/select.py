@@ -178,6 +178,20 @@ def main(argv) -> int:
     return 0
 
 
+def _penalty_record(model) -> dict:
+    """μ as given (``mu``: a number or "f*mu_max"), as a number
+    (``mu_value``), and ``mu_max``; None each without a penalty."""
+    from .._validation import engine_mu
+
+    mu_max = getattr(model, "mu_max_", None)
+    if model.penalty == "none":
+        return {"mu": None, "mu_value": None, "mu_max": mu_max}
+    value, relative = engine_mu(model.mu)
+    if relative:
+        value = None if mu_max is None else value * mu_max
+    return {"mu": model.mu, "mu_value": value, "mu_max": mu_max}
+
+
 def run(args, mu, path, out) -> dict:
     """The whole job, writing into the folder ``out``; returns the summary."""
     progress = Progress(args.quiet)
@@ -300,8 +314,7 @@ def run(args, mu, path, out) -> dict:
         "split_search": fitted.model.split_search_,
         "parameters": {
             # None when the model has no penalty (a refit on chosen columns).
-            "mu": None if fitted.model.penalty == "none" else fitted.model.mu,
-            "mu_max": getattr(fitted.model, "mu_max_", None),
+            **_penalty_record(fitted.model),
             "n_features": args.n_features,
             "test_size": args.test_size,
             "random_state": args.random_state,
