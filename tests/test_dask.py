@@ -538,3 +538,34 @@ def test_a_multiclass_fit_resumed_after_a_killed_worker_is_the_uninterrupted_fit
             np.testing.assert_array_equal(a, b)
         assert resumed._model.to_json() == whole._model.to_json()
         np.testing.assert_array_equal(resumed.evals_result_, whole.evals_result_)
+
+
+def test_classifier_labels_are_checked_and_every_output_checks_names(client):
+    # As the single-machine classifier: NaN, continuous and mixed labels are
+    # refused (not made classes), and decision_function and transform check
+    # a DataFrame's column names and map over its chunks as predict does.
+    pd = pytest.importorskip("pandas")
+    X, y, _ = _problem("classification", n=400)
+    dX = da.from_array(X, chunks=(100, X.shape[1]))
+    bad_labels = {
+        "NaN": np.where(np.arange(400) == 7, np.nan, y.astype(float)),
+        "continuous": np.random.default_rng(0).random(400),
+        "labels of type NoneType, str": np.where(y > 0, "yes", None).astype(object),
+    }
+    for message, labels in bad_labels.items():
+        with pytest.raises(ValueError, match=message):
+            DaskSparseBoostClassifier(client=client, n_estimators=2).fit(
+                dX, da.from_array(labels, chunks=100)
+            )
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    dframe = dd.from_pandas(frame, npartitions=4)
+    model = DaskSparseBoostClassifier(client=client, n_estimators=5, random_state=0).fit(
+        dframe, da.from_array(np.where(y > 0, "yes", "no"), chunks=100)
+    )
+    local = model.to_local()
+    for method in ("decision_function", "transform"):
+        out = getattr(model, method)(dframe)
+        assert isinstance(out, da.Array), method
+        np.testing.assert_allclose(out.compute(), getattr(local, method)(frame), atol=1e-9)
+        with pytest.raises(ValueError, match="feature names"):
+            getattr(model, method)(dframe[list(frame.columns[::-1])])

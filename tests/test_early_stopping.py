@@ -1,6 +1,7 @@
 """Evaluation sets, early stopping and round callbacks."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -240,3 +241,25 @@ def test_softmax_rounds_report_the_splits_of_each_class_tree():
     ).fit(X, y)
     assert per_round == [9] * 10  # three class trees of 3 splits
     np.testing.assert_allclose(gains, model.get_feature_importance("gain"), rtol=1e-12)
+
+
+def test_an_evaluation_set_of_one_class_warns_that_its_auc_means_nothing():
+    from sparseboost import MultiTaskSparseBoostClassifier, SparseBoostClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 4))
+    y = (X[:, 0] > 0.5).astype(int)
+    positives = y == 1
+    with pytest.warns(UserWarning, match="rows of validation_0 hold one class"):
+        SparseBoostClassifier(n_estimators=3, eval_metric="auc").fit(
+            X, y, eval_set=[(X[positives], y[positives])]
+        )
+    task = np.arange(300) % 2
+    one_class_task = positives | (task == 0)
+    with pytest.warns(UserWarning, match="a task's rows of validation_0 hold one class"):
+        MultiTaskSparseBoostClassifier(n_estimators=3, eval_metric="auc").fit(
+            X, y, task, eval_set=[(X[one_class_task], y[one_class_task], task[one_class_task])]
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SparseBoostClassifier(n_estimators=3, eval_metric="auc").fit(X, y, eval_set=[(X, y)])

@@ -116,6 +116,27 @@ def eval_sets(estimator, eval_set, eval_sample_weight, eval_group, encode, *, ta
     return sets
 
 
+def warn_if_auc_undefined(evals, set_names, metrics) -> None:
+    """AUC needs both classes: an evaluation set (or a task's rows of it)
+    of one class is reported at 0.5, which says nothing; say so."""
+    if "auc" not in metrics:
+        return
+    for name, (_, y, _, _, codes) in zip(set_names, evals, strict=True):
+        groups = (
+            [np.arange(len(y))]
+            if codes is None
+            else [np.flatnonzero(codes == t) for t in np.unique(codes)]
+        )
+        if any(rows.size and np.unique(y[rows]).size < 2 for rows in groups):
+            where = f"the rows of {name}" if codes is None else f"a task's rows of {name}"
+            warnings.warn(
+                f"{where} hold one class, on which AUC is undefined: it is reported as 0.5 "
+                "(and a multitask set's AUC averages that in)",
+                UserWarning,
+                stacklevel=4,
+            )
+
+
 def check_group(group, n_rows: int, arg: str = "group") -> np.ndarray:
     """Query sizes (LightGBM's convention: the sizes of consecutive groups of
     rows) as a uintp array of positive ints summing to ``n_rows``."""

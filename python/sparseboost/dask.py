@@ -48,7 +48,7 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted
 from . import _core, _multitask_tuning, _training
 from ._params import document
 from ._matrix import engine_matrix
-from ._validation import check_labels_sortable, naming
+from ._validation import check_labels_sortable, check_target, naming
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 from .multitask import (
     MultiTaskSparseBoostClassifier,
@@ -481,6 +481,17 @@ class _DaskFit:
         """Predictions: a Dask array mapped over ``X``'s row chunks."""
         return self._map_rows(X, "predict", False)
 
+    def transform(self, X):
+        """The selected columns of ``X``, mapped over its row chunks (a
+        DataFrame's column names checked first, as ``predict`` checks them)."""
+        return self._map_rows(X, "transform", True)
+
+
+def _distinct(block) -> list:
+    """The distinct values of a chunk of labels (any kinds, NaN and None
+    among them)."""
+    return list(dict.fromkeys(np.asarray(block).tolist()))
+
 
 def _predict_matrix(local, X):
     """A Dask ``X`` to predict on, as a Dask array; a DataFrame's column
@@ -597,9 +608,17 @@ class DaskSparseBoostClassifier(_DaskFit, SparseBoostClassifier):
         )
 
     def _encode_dask_target(self, y):
-        import dask.array as da
+        import dask
 
-        self.classes_, _ = check_labels_sortable(da.unique(y).compute(), "y")
+        # The labels each chunk holds, checked on the client as the
+        # single-machine fit checks all of y (NaN, continuous values, mixed
+        # kinds); da.unique would sort mixed kinds in a worker, and take NaN
+        # and every distinct float for a class.
+        parts = dask.compute(*[dask.delayed(_distinct)(b) for b in y.to_delayed().ravel()])
+        distinct = list(dict.fromkeys(v for part in parts for v in part))
+        labels = np.asarray(distinct, dtype=y.dtype)  # (the fit's label dtype kept)
+        labels = check_target(self, labels, labels.shape[0], labels=True)
+        self.classes_, _ = check_labels_sortable(labels, "y")
         if len(self.classes_) < 2:
             raise ValueError(
                 "y must hold at least 2 classes, but the data contains only one class: "
@@ -613,6 +632,12 @@ class DaskSparseBoostClassifier(_DaskFit, SparseBoostClassifier):
     def predict_proba(self, X):
         """Class probabilities, mapped over ``X``'s row chunks."""
         return self._map_rows(X, "predict_proba", True)
+
+    def decision_function(self, X):
+        """Raw scores (one column per class for more than 2), mapped over
+        ``X``'s row chunks."""
+        check_is_fitted(self)
+        return self._map_rows(X, "decision_function", len(self.classes_) > 2)
 
 
 @document

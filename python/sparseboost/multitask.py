@@ -230,7 +230,9 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
                 self, params["seed"], X, y, sample_weight, strata=codes, task=codes
             )
         names = [f"validation_{s}" for s in range(len(evals))]
-        callback = _training.round_callback(self, names, _core.eval_metric_names(params))
+        metrics = _core.eval_metric_names(params)
+        _training.warn_if_auc_undefined(evals, names, metrics)
+        callback = _training.round_callback(self, names, metrics)
         self._model, history = _core.fit_multitask(
             engine_matrix(X, "csc"),
             y,
