@@ -482,7 +482,8 @@ class BaseSparseBoost(BoosterCommon):
         queries = (
             None if group is None else np.repeat(np.arange(len(group)), group.astype(np.int64))
         )
-        _training.warn_if_nothing_paid(self, constant=_training.constant_within(y, queries))
+        constant = _training.constant_within(y, queries, sample_weight)
+        _training.warn_if_nothing_paid(self, constant=constant)
         return self
 
     def _raw_predict(self, X) -> np.ndarray:

@@ -276,10 +276,15 @@ def _restore_fitted_state(estimator, state: dict) -> None:
     vars(estimator).update(state)
 
 
-def constant_within(y, groups=None) -> bool:
+def constant_within(y, groups=None, weights=None) -> bool:
     """Whether ``y`` is constant within every group (task or query; all
-    rows one group for None): then no split can gain anything."""
+    rows one group for None), over the rows of positive weight: then no
+    split can gain anything."""
     y = np.asarray(y, dtype=np.float64)
+    if weights is not None:
+        kept = np.asarray(weights) > 0
+        y = y[kept]
+        groups = None if groups is None else np.asarray(groups)[kept]
     if groups is None:
         return bool(y.size == 0 or np.ptp(y) == 0)
     order = np.argsort(groups, kind="stable")

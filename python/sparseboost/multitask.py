@@ -252,7 +252,7 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
         _training.warn_if_nothing_paid(
             self,
             f"mu_group={self.mu_group!r} plus mu_task={self.mu_task_!r}",
-            constant=_training.constant_within(y, codes),
+            constant=_training.constant_within(y, codes, sample_weight),
         )
         return self
 
