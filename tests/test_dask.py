@@ -569,3 +569,23 @@ def test_classifier_labels_are_checked_and_every_output_checks_names(client):
         np.testing.assert_allclose(out.compute(), getattr(local, method)(frame), atol=1e-9)
         with pytest.raises(ValueError, match="feature names"):
             getattr(model, method)(dframe[list(frame.columns[::-1])])
+
+
+def test_multitask_targets_and_task_weights_are_checked_as_on_one_machine(client):
+    X, y, _ = _problem("regression", n=400)
+    dX = da.from_array(X, chunks=(100, X.shape[1]))
+    task = np.array(["a", "b", "c"])[np.arange(400) % 3]
+    weight = np.where(task == "b", 0.0, 1.0)
+    with pytest.raises(ValueError, match="sample_weight of task 'b' sums to zero"):
+        DaskMultiTaskSparseBoostRegressor(client=client, n_estimators=2).fit(
+            dX,
+            da.from_array(y, chunks=100),
+            da.from_array(task, chunks=100),
+            sample_weight=da.from_array(weight, chunks=100),
+        )
+    labels = (y > np.median(y)).astype(float)
+    labels[7] = np.nan
+    with pytest.raises(ValueError, match="y contains NaN"):
+        DaskMultiTaskSparseBoostClassifier(client=client, n_estimators=2).fit(
+            dX, da.from_array(labels, chunks=100), da.from_array(task, chunks=100)
+        )

@@ -308,7 +308,7 @@ class _DaskFit:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        y, task = self._encode_dask_targets(y, task)
+        y, task = self._encode_dask_targets(y, task, w)
         params = self._engine_params()
         evals = self._eval_sets(eval_set, eval_sample_weight, eval_group)
         if not evals and self.early_stopping_rounds is not None:
@@ -403,9 +403,10 @@ class _DaskFit:
         self.mu_max_ = history["mu_max"]
         _training.warn_if_nothing_paid(self)
 
-    def _encode_dask_targets(self, y, task):
+    def _encode_dask_targets(self, y, task, sample_weight):
         """``y`` as the engine's targets and the rows' task codes (Dask
-        arrays chunked as ``y``; no tasks here)."""
+        arrays chunked as ``y``; no tasks here, and so no task weights to
+        check)."""
         if task is not None:
             raise TypeError(f"{type(self).__name__}.fit does not take task")
         return self._encode_dask_target(y), None
@@ -697,18 +698,22 @@ class _DaskMultiTask(_DaskFit):
             X, y, sample_weight, None, eval_set, eval_sample_weight, None, None, task=task
         )
 
-    def _encode_dask_targets(self, y, task):
-        """Tasks and targets checked as the single-machine fit checks them
-        (both are 1-D, so they are computed here), then chunked as ``X``'s
-        rows again."""
+    def _encode_dask_targets(self, y, task, sample_weight):
+        """Tasks, targets and each task's weight checked as the
+        single-machine fit checks them (all 1-D, so they are computed
+        here), then chunked as ``X``'s rows again."""
         import dask.array as da
 
         if task is None:
             raise ValueError("task must hold each row's task label, got None")
         chunks = y.chunks
         task = _as_dask_vector(task, "task", chunks[0])
-        task, y = (np.asarray(v) for v in da.compute(task, y))
+        task, y, weight = (
+            None if v is None else np.asarray(v) for v in da.compute(task, y, sample_weight)
+        )
+        y = check_target(self, y, len(task), labels=self._labels)
         y, codes = self._training_targets(y, task, len(task))
+        self._check_task_weights(codes, weight)
         return da.from_array(y, chunks=chunks), da.from_array(
             codes.astype(np.uint32), chunks=chunks
         )

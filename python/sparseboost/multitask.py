@@ -191,6 +191,15 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
             raise ValueError(f"every task needs at least 2 rows; rows per task: {few}")
         return np.ascontiguousarray(self._encode_target(y, codes), dtype=np.float64), codes
 
+    def _check_task_weights(self, codes, sample_weight) -> None:
+        """Every task needs a positive weight: name the first that lacks it."""
+        if sample_weight is None:
+            return
+        weight = np.bincount(codes, weights=sample_weight, minlength=len(self.tasks_))
+        if np.any(weight <= 0):
+            label = self.tasks_.tolist()[int(np.flatnonzero(weight <= 0)[0])]
+            raise ValueError(f"sample_weight of task {label!r} sums to zero")
+
     def _fit(self, X, y, task, sample_weight, eval_set=None, eval_sample_weight=None):
         _training.check_early_stopping(self)
         tuned = any(_multitask_tuning.is_auto(v) for v in (self.shared_rounds, self.mu_task))
@@ -198,11 +207,7 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
             self._shared_rounds()  # a bad value fails before any work
         X, y, sample_weight = check_fit_input(self, X, y, sample_weight, labels=self._labels)
         y, codes = self._training_targets(y, task, X.shape[0])
-        if sample_weight is not None:
-            weight = np.bincount(codes, weights=sample_weight, minlength=len(self.tasks_))
-            if np.any(weight <= 0):
-                label = self.tasks_.tolist()[int(np.flatnonzero(weight <= 0)[0])]
-                raise ValueError(f"sample_weight of task {label!r} sums to zero")
+        self._check_task_weights(codes, sample_weight)
         params = self._engine_params()
         if tuned:
             self.shared_rounds_, self.mu_task_, self.tuning_results_ = _multitask_tuning.choose(
