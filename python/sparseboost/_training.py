@@ -317,20 +317,19 @@ def warn_if_nothing_paid(estimator, penalty: str | None = None, *, constant=Fals
     mu_max = estimator.mu_max_
     if np.any(estimator.n_trees_):
         return
-    if not mu_max and not constant:  # (None: no penalty, which grows a tree if it can)
-        # No split gains anything at any μ, as LightGBM's "no more leaves
-        # that meet the split requirements".
-        warnings.warn(
-            "no split is possible, so the model has no tree and predicts a constant: every "
-            "split leaves a child with fewer than "
-            f"min_samples_leaf={estimator.min_samples_leaf!r} rows or a hessian sum below "
-            f"min_child_weight={estimator.min_child_weight!r} (a sum of hessians times "
-            "sample_weight: scale it with very small weights, or set it to 0)",
-            UserWarning,
-            stacklevel=4,
-        )
-        return
-    if not mu_max:
+    if not mu_max:  # (None: no penalty, which grows a tree if it can)
+        if not constant:
+            # No split gains anything at any μ, as LightGBM's "no more
+            # leaves that meet the split requirements".
+            warnings.warn(
+                "no split is possible, so the model has no tree and predicts a constant: "
+                "every split leaves a child with fewer than "
+                f"min_samples_leaf={estimator.min_samples_leaf!r} rows or a hessian sum below "
+                f"min_child_weight={estimator.min_child_weight!r} (a sum of hessians times "
+                "sample_weight: scale it with very small weights, or set it to 0)",
+                UserWarning,
+                stacklevel=4,
+            )
         return
     if penalty is None:
         value, relative = engine_mu(estimator.mu)
