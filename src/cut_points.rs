@@ -128,7 +128,12 @@ fn bucketed_cut_points(values: &[f64], max_bins: usize) -> Option<(Vec<f64>, Val
         .iter()
         .map(|&v| {
             let b = ((v - min) * scale).min(last);
-            (if v.is_nan() { nan } else { b }) as u32
+            let b = if v.is_nan() { nan } else { b };
+            // SAFETY: `b` is in 0..=n_buckets (v ≥ min, so the product is
+            // not negative; NaN was replaced), and n_buckets ≤ n/2 < 2³¹.
+            // Unchecked, the conversions vectorize; `as` saturates one
+            // value at a time (15% of this function's time).
+            unsafe { b.to_int_unchecked::<i32>() as u32 }
         })
         .collect();
     let mut starts = vec![0u32; n_buckets + 2];
@@ -138,8 +143,12 @@ fn bucketed_cut_points(values: &[f64], max_bins: usize) -> Option<(Vec<f64>, Val
     if starts[1..=n_buckets].iter().filter(|&&c| c > 0).count() <= max_bins {
         return None;
     }
-    for b in 0..=n_buckets {
-        starts[b + 1] += starts[b];
+    // The running total in a register (`starts[b + 1] += starts[b]` waits
+    // for the store before it).
+    let mut total = 0;
+    for start in &mut starts {
+        total += *start;
+        *start = total;
     }
     // The values grouped by bucket (`-0.0` as `0.0`).
     let mut next = starts.clone();
@@ -325,6 +334,47 @@ mod tests {
                 assert!(want.len() < max_bins);
             }
         }
+    }
+
+    /// Many shapes and sizes: clumps of equal values, gaps of empty
+    /// buckets, heavy tails, NaN; every bucketed walk must make the cuts of
+    /// the full sort.
+    #[test]
+    fn buckets_give_the_cuts_of_the_full_sort_on_random_columns() {
+        let mut rng = Rng::new(21);
+        let mut bucketed = 0;
+        for case in 0..400 {
+            let n = 100 + (rng.next_f64() * 8000.0) as usize;
+            let clumps = (rng.next_f64() * 6.0) as usize;
+            let tail = rng.next_f64() * 6.0;
+            let values: Vec<f64> = (0..n)
+                .map(|_| {
+                    let u = rng.next_f64();
+                    if u < 0.02 * clumps as f64 {
+                        (u * 1000.0).round() / 50.0
+                    } else if u > 0.99 {
+                        f64::NAN
+                    } else if u > 0.97 {
+                        // a gap, then a heavy tail
+                        10.0 + (tail * rng.next_f64()).exp()
+                    } else {
+                        rng.next_f64() * 3.0
+                    }
+                })
+                .collect();
+            let max_bins = [255, 64, 16, 3][case % 4];
+            let want = sorted_cut_points(&values, max_bins);
+            if let Some((got, _)) = bucketed_cut_points(&values, max_bins) {
+                bucketed += 1;
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(&got),
+                    bits(&want),
+                    "case {case}, n {n}, max_bins {max_bins}"
+                );
+            }
+        }
+        assert!(bucketed > 300, "{bucketed} of 400 columns took buckets");
     }
 
     #[test]

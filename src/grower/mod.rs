@@ -35,6 +35,10 @@ pub use local::{GrownTree, LocalGrower};
 use source::{NodeSource, RootHistogram};
 use std::sync::Arc;
 
+/// Features per histogram when the root's candidates of many features are
+/// found for μ_max (about 12 MB of bins at 255 bins a feature).
+const ROOT_BLOCK: usize = 2048;
+
 /// A node of a growing tree: its index in the tree's nodes, and where its
 /// rows sit in a local source's row array ([`GrownTree::rows`]; a remote
 /// source uses only `node` and `count`).
@@ -217,6 +221,9 @@ pub(crate) struct TreeGrower<'a> {
     /// [`TreeGrower::release_unreachable`]); off only to test that it
     /// changes no tree.
     release: bool,
+    /// Features per histogram of the root's candidates (see
+    /// [`ROOT_BLOCK`]); smaller only in tests.
+    root_block: usize,
     /// Which features a node considers.
     choice: Box<dyn FeatureChoice>,
     /// Polled before every split, so that a large tree stops early.
@@ -256,6 +263,7 @@ impl<'a> TreeGrower<'a> {
             allocated: 0,
             rebuilt: 0,
             release: true,
+            root_block: ROOT_BLOCK,
             choice,
             should_stop,
         }
@@ -405,8 +413,12 @@ impl<'a> TreeGrower<'a> {
         source: &mut S,
         features: &[usize],
     ) -> Result<(f64, Vec<SplitCandidate>)> {
-        if !self.may_split(source.root_count(), 0) {
+        let count = source.root_count();
+        if !self.may_split(count, 0) {
             return Ok((source.root(None)?.1, Vec::new()));
+        }
+        if features.len() > self.root_block {
+            return self.root_candidates_in_blocks(source, features, count);
         }
         let mut hist = self.take_hist();
         let request = RootHistogram {
@@ -424,6 +436,40 @@ impl<'a> TreeGrower<'a> {
             &self.constraints,
         );
         self.recycle(hist, None);
+        Ok((scale, candidates))
+    }
+
+    /// [`Grower::root_candidates`] a block of features at a time, each in
+    /// a histogram of its own: the same candidates (a feature's bins do not
+    /// depend on the others), without a histogram of every feature, which
+    /// at d = 100000 is 600 MB that group testing never uses again.
+    fn root_candidates_in_blocks<S: NodeSource>(
+        &mut self,
+        source: &mut S,
+        features: &[usize],
+        count: usize,
+    ) -> Result<(f64, Vec<SplitCandidate>)> {
+        let (stats, scale) = source.root(None)?;
+        let root = LeafSegment {
+            node: 0,
+            begin: 0,
+            count,
+        };
+        let mut candidates = Vec::new();
+        for block in features.chunks(self.root_block) {
+            interrupt::check(self.should_stop)?;
+            let layout = HistLayout::listed(self.mappers, block);
+            let mut hist = Histogram::zeros(&layout);
+            source.histogram(root, block, &layout, &mut hist)?;
+            candidates.extend(split_candidates(
+                &hist,
+                &layout,
+                self.mappers,
+                block,
+                stats,
+                &self.constraints,
+            ));
+        }
         Ok((scale, candidates))
     }
 

@@ -156,3 +156,31 @@ fn a_leaf_split_after_giving_its_histogram_up_gets_the_same_children() {
         );
     }
 }
+
+/// μ_max's root candidates of many features come a block at a time: the
+/// same candidates as from one histogram of every feature.
+#[test]
+fn root_candidates_in_blocks_are_those_of_one_histogram() {
+    let (data, grad, _) = problem(2000, 23, 4);
+    let hess: Vec<f64> = grad.iter().map(|g| 1.0 + g.abs()).collect();
+    let p = params(31, PenaltyKind::Agbm, 0.1, SplitSearch::Exhaustive);
+    let features: Vec<usize> = (0..23).filter(|f| f % 7 != 3).collect();
+    let rows: Vec<u32> = (0..2000).filter(|i| i % 5 != 0).collect();
+    let whole = {
+        let mut grower = LocalGrower::new(&data, &p, &never).unwrap();
+        grower
+            .root_candidates(&grad, &hess, &rows, &features)
+            .unwrap()
+    };
+    for block in [1, 4, 19] {
+        let mut grower = LocalGrower::new(&data, &p, &never).unwrap();
+        grower.grower.root_block = block;
+        let blocked = grower
+            .root_candidates(&grad, &hess, &rows, &features)
+            .unwrap();
+        assert_eq!(blocked.0, whole.0, "block {block}");
+        assert_eq!(blocked.1, whole.1, "block {block}");
+        assert_eq!(grower.grower.allocated, 0, "block {block}");
+    }
+    assert_eq!(whole.1.len(), features.len());
+}
