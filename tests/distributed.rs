@@ -710,3 +710,47 @@ fn one_shard_is_the_single_machine_multitask_fit_bit_for_bit() {
         }
     }
 }
+
+/// μ_max over more features than the grower puts in one root histogram
+/// (2048): the shards' roots give the blocks the same sums as one machine.
+#[test]
+fn relative_mu_over_thousands_of_features_is_the_single_machine_fit() {
+    let p = problem(300, 2100, ObjectiveKind::SquaredError, 21);
+    let params = BoosterParams {
+        penalty: PenaltyKind::Agbm,
+        mu: 0.05,
+        mu_relative: true,
+        n_estimators: 3,
+        ..params(ObjectiveKind::SquaredError)
+    };
+    let data = TrainingData {
+        x: FeatureMatrix::dense(&p.x, p.n, p.d),
+        y: &p.y,
+        weights: None,
+        group_sizes: None,
+    };
+    let (whole, history) = fit_with(&data, &params, &[], &never, &mut |_| true).unwrap();
+    let mu_max = history.mu_max.expect("a relative mu resolves mu_max");
+    assert!(mu_max > 0.0);
+    for bounds in [vec![p.n], vec![120, p.n]] {
+        let mut transport = InProcess::new(shards(&p, &params, &bounds), &never);
+        let (model, sharded, _) = fit_sharded(
+            &params,
+            &mut transport,
+            &[],
+            None,
+            &mut None,
+            &never,
+            &mut |_| true,
+        )
+        .unwrap();
+        let m = sharded.mu_max.unwrap();
+        assert!(
+            (m - mu_max).abs() <= 1e-9 * mu_max,
+            "{bounds:?}: {m} against {mu_max}"
+        );
+        if bounds.len() == 1 {
+            assert_eq!(model.to_json(), whole.to_json());
+        }
+    }
+}
