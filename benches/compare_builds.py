@@ -21,6 +21,8 @@ Cases (2 threads unless said): ``small`` (20000 x 3 classifier, 200 trees of
 float32, GT-GBM, s = 3), ``sparse`` (2000 x 20000 CSR, 1% dense),
 ``forest`` (50 trees, 20000 x 50), ``dist_exh`` and ``dist_gt`` (2
 in-process shards of 20000 x 500 float32, 30 trees, through the transport).
+Not run unless named: ``wide_gt_100k`` (6000 x 100000 float32, GT-GBM as
+``gt_scaling.py``: A-GBM with mu = 0.01 of mu_max, s = 3; about 2.4 GB).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import sys
 import time
 
 CASES = ("small", "dense100k", "wide_exh", "wide_gt", "sparse", "forest", "dist_exh", "dist_gt")
+EXTRA_CASES = ("wide_gt_100k",)
 
 
 def run_case(case: str) -> None:
@@ -89,6 +92,18 @@ def run_case(case: str) -> None:
         est = SparseBoostRegressor(
             n_estimators=100, split_search="group_testing", gt_n_features=3, **common
         )
+    elif case == "wide_gt_100k":
+        X, y = make_synthetic(6000, 100000, random_state=0, dtype=np.float32)
+        est = SparseBoostRegressor(
+            n_estimators=100,
+            split_search="group_testing",
+            gt_n_features=3,
+            gt_delta=0.1,
+            penalty="agbm",
+            mu=0.01,
+            max_leaves=31,
+            **common,
+        )
     elif case == "sparse":
         rng = np.random.default_rng(0)
         X = sp.random(2000, 20000, density=0.01, format="csr", random_state=0, dtype=np.float32)
@@ -98,7 +113,7 @@ def run_case(case: str) -> None:
         X, y = make_synthetic(20000, 50, random_state=0)
         est = SparseForestRegressor(n_estimators=50, **common)
     else:
-        raise SystemExit(f"unknown case {case!r}; one of {', '.join(CASES)}")
+        raise SystemExit(f"unknown case {case!r}; one of {', '.join(CASES + EXTRA_CASES)}")
     started = time.perf_counter()
     est.fit(X, y)
     seconds = time.perf_counter() - started
