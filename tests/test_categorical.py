@@ -166,6 +166,33 @@ def test_files_and_pickles_keep_the_categories(tmp_path):
     assert '"categories": [' in text and "city07" in text
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_integer_ids_beyond_float64s_precision_stay_distinct(tmp_path, dtype):
+    # 64-bit IDs: a pandas category column hands them over as Python ints,
+    # which float64 would merge above 2**53.
+    big = 2**63 + 1 if dtype == np.uint64 else 2**53
+    ids = np.array([big, big + 1, big + 2, 5] * 100, dtype=dtype)
+    y = np.array([0.0, 3.0, 1.0, 2.0] * 100)
+    X = pd.DataFrame({"id": pd.Categorical(ids), "z": np.arange(400.0)})
+    model = SparseBoostRegressor(n_estimators=30, penalty="none", random_state=0).fit(X, y)
+    assert model.categories_[0].dtype == dtype
+    assert sorted(model.categories_[0].tolist()) == [5, big, big + 1, big + 2]
+    np.testing.assert_allclose(model.predict(X[:4]), y[:4], atol=0.1)
+    # The same IDs as objects, or as a plain integer column, code the same.
+    as_objects = X[:4].assign(id=np.array(ids[:4].tolist(), dtype=object))
+    np.testing.assert_array_equal(model.predict(as_objects), model.predict(X[:4]))
+    path = tmp_path / "model.json"
+    model.save_model(path)
+    np.testing.assert_array_equal(load_model(path).predict(X[:4]), model.predict(X[:4]))
+
+
+def test_numbers_that_float64_merges_are_an_error_naming_the_column():
+    ids = np.array([2**70, 2**70 + 1, 5] * 50, dtype=object)
+    X = pd.DataFrame({"id": ids, "z": np.arange(150.0)})
+    with pytest.raises(ValueError, match="'id' holds numbers that float64 cannot tell apart"):
+        SparseBoostRegressor(categorical_features=["id"]).fit(X, np.arange(150.0))
+
+
 def test_a_file_whose_splits_name_codes_its_categories_lack_is_refused(tmp_path):
     import json
 

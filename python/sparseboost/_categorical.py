@@ -150,7 +150,7 @@ class Categories:
                 "must be strings, numbers or bools (turn dates into numbers or strings first)"
             )
         if uniques.dtype == object and kinds == ["number"]:
-            uniques = uniques.astype(np.float64)
+            uniques = _numbers_exactly(uniques, name)
         by_value = np.argsort(uniques, kind="stable")
         uniques, counts = uniques[by_value], counts[by_value]
         # By descending count, ties by value.
@@ -162,8 +162,9 @@ class Categories:
         pd = _pandas()
         if pd is not None:
             if column.dtype == object and self.values.dtype.kind in "iuf":
-                column = _as_numbers(column)
-            position = pd.Index(self.values).get_indexer(column)
+                position = self._number_positions(column)
+            else:
+                position = pd.Index(self.values).get_indexer(column)
         else:
             position = self._positions(column)
         out = np.minimum(position, self.n_codes - 1).astype(np.float64)
@@ -191,6 +192,21 @@ class Categories:
                 UserWarning,
                 stacklevel=2,
             )
+
+    def _number_positions(self, column: np.ndarray) -> np.ndarray:
+        """Each number's index in the numeric ``values`` (-1: missing,
+        unseen, or no number), compared as Python numbers: exact for
+        integers beyond 2**53, which float64 would merge, and 5.0 is 5."""
+        index = {v: i for i, v in enumerate(self.values.tolist())}
+        return np.array(
+            [
+                index.get(v, -1)
+                if isinstance(v, numbers.Number) and not isinstance(v, bool) and v == v
+                else -1
+                for v in column.tolist()
+            ],
+            dtype=np.int64,
+        )
 
     def _positions(self, column: np.ndarray) -> np.ndarray:
         """Each value's index in ``values`` (-1: missing or unseen), by
@@ -228,13 +244,24 @@ def _pandas():
     return pandas
 
 
-def _as_numbers(column: np.ndarray) -> np.ndarray:
-    """Numbers held as objects, as float64 (what is no number: NaN, unseen)."""
-    out = np.full(column.shape, np.nan)
-    for i, v in enumerate(column.tolist()):
-        if isinstance(v, numbers.Number) and not isinstance(v, bool):
-            out[i] = float(v)
-    return out
+def _numbers_exactly(uniques: np.ndarray, name: str) -> np.ndarray:
+    """Distinct numbers held as objects, in a numeric dtype that keeps them
+    distinct: int64 or uint64 for integers (64-bit IDs exceed float64's
+    2**53), else float64. Numbers that float64 would merge are an error."""
+    if all(isinstance(v, numbers.Integral) for v in uniques):
+        for dtype in (np.int64, np.uint64):
+            try:
+                return np.array([int(v) for v in uniques], dtype=dtype)
+            except OverflowError:
+                continue
+    as_float = uniques.astype(np.float64)
+    if len(np.unique(as_float)) != len(as_float):
+        raise ValueError(
+            f"categorical column {name} holds numbers that float64 cannot tell apart "
+            "(integers beyond 64 bits, or mixed with fractions beyond 2**53); "
+            "pass its categories as strings"
+        )
+    return as_float
 
 
 class Encoding:
