@@ -191,3 +191,25 @@ def test_callbacks_see_the_final_fit_only(tasks):
     model = auto().set_params(callbacks=[lambda report: rounds.append(report.round)])
     model.fit(X, y, task)
     assert rounds == list(range(len(rounds))) and len(rounds) == 20
+
+
+# The grid's largest mu_task leaves this small problem no feature: a warning.
+@pytest.mark.filterwarnings("ignore:no feature can pay the penalty")
+def test_the_search_fits_see_the_categorical_columns_the_final_fit_sees():
+    # The search fits get the encoded array, without names or dtypes: they
+    # must still split the categorical column as categories.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(5)
+    n = 600
+    city = rng.integers(0, 12, n)
+    task = np.array(["a", "b"])[rng.integers(0, 2, n)]
+    y = np.isin(city, [1, 4, 9]) * 2.0 + (task == "b") + 0.3 * rng.normal(size=n)
+    X = pd.DataFrame({"u": rng.random(n), "v": rng.random(n), "c": city})
+    as_category = X.assign(c=X["c"].astype("category"))
+    by_index = auto().set_params(categorical_features=[2]).fit(X.to_numpy(), y, task)
+    for frame, spec in ((as_category, "from_dtype"), (X, ["c"])):
+        model = auto().set_params(categorical_features=spec).fit(frame, y, task)
+        assert list(model.categorical_features_) == [2]
+        np.testing.assert_array_equal(
+            model.tuning_results_["loss"], by_index.tuning_results_["loss"]
+        )

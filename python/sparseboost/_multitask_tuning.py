@@ -30,6 +30,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
+from .selectors import with_categorical
+
 AUTO = "auto"
 
 # Folds of the search.
@@ -147,10 +149,13 @@ def choose(estimator, X, y_encoded, codes, sample_weight, seed):
         for i, s in enumerate(shared):
             for j, mu in enumerate(mus):
                 # The user's callbacks and round reports follow the final
-                # fit only, not the search's.
+                # fit only, not the search's. `X` is encoded and has no
+                # names: the clone is told which of its columns are
+                # categorical, and gets costs and bags as lists.
                 model = clone(estimator).set_params(
                     shared_rounds=s, mu_task=mu, callbacks=None, verbose=0
                 )
+                model = with_categorical(model, estimator)
                 try:
                     model.fit(
                         X[train],
