@@ -163,3 +163,53 @@ def test_trees_record_their_rounds_and_version_2_files_still_load():
     del document["trees"][2]["round"]
     with pytest.raises(ValueError, match="every tree must have a round, or none"):
         sparseboost._core.Model.from_json(json.dumps(document))
+
+
+@pytest.mark.parametrize(
+    "labels, classes, dtype",
+    [
+        (np.array(["no", "yes"]), ["no", "yes"], "<U1"),  # truncated to n/y
+        (np.array([0, 1]), [0.5, 1.7], "<i8"),  # fractions cut
+        (np.array([0, 1]), [0, 7], "|b1"),  # 7 read as True
+        (np.array([0, 1]), [0, 1], "|b1"),  # ints read as bools
+        (np.array([1.0, 2.0]), [1.0, float("nan")], "<f8"),
+    ],
+)
+def test_labels_a_dtype_would_change_are_refused(tmp_path, labels, classes, dtype):
+    # A model file is untrusted: labels its declared dtype cannot hold
+    # loaded as other labels, and the model predicted those.
+    rng = np.random.default_rng(0)
+    X = rng.random((200, 3))
+    y = labels[(X[:, 0] > 0.5).astype(int)]
+    path = tmp_path / "model.json"
+    SparseBoostClassifier(n_estimators=3).fit(X, y).save_model(path)
+    assert sparseboost.load_model(path).classes_.tolist() == labels.tolist()
+    document = json.loads(path.read_text())
+    document["fitted"]["classes_"], document["fitted"]["classes_dtype"] = classes, dtype
+    path.write_text(json.dumps(document))
+    with pytest.raises(ValueError, match="fitted.classes_"):
+        sparseboost.load_model(path)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda c: c.update(dtype="<U2"),  # oslo, lima, rome -> os, li, ro
+        lambda c: c.update(values=c["values"][:-1] + [float("nan")], dtype="<f8"),
+        lambda c: c.update(values=[0.5, 1.5, 2.5], dtype="<i8"),
+    ],
+    ids=["truncated", "nan", "cut"],
+)
+def test_categories_a_dtype_would_change_are_refused(tmp_path, edit):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(1)
+    city = np.array(["oslo", "lima", "rome"])[rng.integers(0, 3, 300)]
+    X = pd.DataFrame({"city": city, "u": rng.random(300)})
+    y = (city == "lima") + 0.1 * rng.random(300)
+    path = tmp_path / "model.json"
+    SparseBoostRegressor(n_estimators=5, penalty="none").fit(X, y).save_model(path)
+    document = json.loads(path.read_text())
+    edit(document["fitted"]["categorical"]["categories"][0])
+    path.write_text(json.dumps(document))
+    with pytest.raises(ValueError, match="fitted.categorical"):
+        sparseboost.load_model(path)

@@ -21,6 +21,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ._json_arrays import exact_array
+
 SPEC_HELP = (
     '"from_dtype" (pandas category, string, object and bool columns), None, indices, '
     "feature names or a boolean mask"
@@ -227,7 +229,12 @@ class Categories:
         dtype = np.dtype(data["dtype"])
         if dtype.kind not in "biufUO":
             raise ValueError(f"a categorical column's values cannot have dtype {dtype}")
-        values = np.asarray(data["values"], dtype=dtype)
+        if not isinstance(data["values"], list):
+            raise ValueError("a categorical column's values must be a list")
+        try:
+            values = exact_array(data["values"], dtype)
+        except ValueError as e:
+            raise ValueError(f"a categorical column's values {e}") from None
         n_codes = int(data["n_codes"])
         if values.ndim != 1 or not 1 <= n_codes <= max(1, len(values)):
             raise ValueError("a categorical column's values and n_codes do not agree")

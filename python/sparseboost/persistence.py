@@ -52,6 +52,7 @@ import tempfile
 import numpy as np
 
 from . import _core, _params
+from ._json_arrays import exact_array
 
 FORMAT = "sparseboost"
 VERSION = 1
@@ -277,9 +278,9 @@ class _Fields:
         values = self.get("fitted", key, kind=list)
         dtype = self.get("fitted", dtype_key, kind=str, optional=True)
         try:
-            labels = np.asarray(values, dtype=None if dtype is None else np.dtype(dtype))
-        except (TypeError, ValueError, OverflowError) as e:
-            self.fail(f"fitted.{key}", f"cannot be read as {dtype}: {e}")
+            labels = exact_array(values, None if dtype is None else np.dtype(dtype))
+        except (TypeError, ValueError) as e:
+            self.fail(f"fitted.{key}", str(e))
         readable = labels.dtype.kind in _LABEL_KINDS or (
             labels.dtype == object and all(isinstance(v, (str, bool, int, float)) for v in values)
         )
