@@ -213,3 +213,36 @@ def test_categories_a_dtype_would_change_are_refused(tmp_path, edit):
     path.write_text(json.dumps(document))
     with pytest.raises(ValueError, match="fitted.categorical"):
         sparseboost.load_model(path)
+
+
+def test_duplicate_feature_names_in_a_file_are_named(tmp_path):
+    # fit refuses duplicate column names; a file that has them loaded, and
+    # the model then refused its own training frame as "unseen" columns.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame(rng.random((100, 3)), columns=["a", "b", "c"])
+    path = tmp_path / "model.json"
+    SparseBoostRegressor(n_estimators=3).fit(X, X["a"]).save_model(path)
+    document = json.loads(path.read_text())
+    document["fitted"]["feature_names_in_"] = ["a", "a", "c"]
+    path.write_text(json.dumps(document))
+    with pytest.raises(
+        ValueError, match=r"fitted.feature_names_in_ names a column more than once: \['a'\]"
+    ):
+        sparseboost.load_model(path)
+
+
+def test_more_category_codes_than_max_bins_says_so(tmp_path):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    city = np.array(["oslo", "lima", "rome", "kyiv"])[rng.integers(0, 4, 300)]
+    X = pd.DataFrame({"u": rng.random(300), "city": city})
+    path = tmp_path / "model.json"
+    SparseBoostRegressor(n_estimators=3, penalty="none").fit(X, X["u"]).save_model(path)
+    document = json.loads(path.read_text())
+    document["params"]["max_bins"] = 2
+    path.write_text(json.dumps(document))
+    with pytest.raises(
+        ValueError, match="feature 1 4 category codes, more than params.max_bins = 2"
+    ):
+        sparseboost.load_model(path)

@@ -149,14 +149,19 @@ def _categorical(fields, fitted, estimator, engine_model, multitask) -> None:
         encoding = Encoding.from_json(data)
     except (KeyError, TypeError, ValueError) as e:
         fields.fail("fitted.categorical", f"is invalid: {e}")
-    if encoding.features != list(expected) or any(
-        c.n_codes > int(getattr(estimator, "max_bins", 255)) for c in encoding.categories
-    ):
+    if encoding.features != list(expected):
         fields.fail(
             "fitted.categorical",
-            f"has features {encoding.features}, the model {list(expected)} (or more codes than "
-            "max_bins)",
+            f"names categorical features {encoding.features}, but the model's are {list(expected)}",
         )
+    max_bins = int(getattr(estimator, "max_bins", 255))
+    for feature, codes in zip(encoding.features, encoding.categories):
+        if codes.n_codes > max_bins:
+            fields.fail(
+                "fitted.categorical",
+                f"gives feature {feature} {codes.n_codes} category codes, more than "
+                f"params.max_bins = {max_bins}",
+            )
     for model in models:
         for feature, codes, needed in zip(
             encoding.features, encoding.categories, model.category_codes_needed, strict=True
@@ -415,6 +420,9 @@ def load_model(path):
             fields.fail("fitted.feature_names_in_", "must be a list of strings or null")
         if len(names) != d:
             fields.fail("fitted.feature_names_in_", f"has {len(names)} names for {d} features")
+        if len(set(names)) != len(names):
+            twice = sorted({n for n in names if names.count(n) > 1})
+            fields.fail("fitted.feature_names_in_", f"names a column more than once: {twice}")
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
     outputs = engine_model.tasks[0].n_outputs if multitask else engine_model.n_outputs
     if not estimator._labels and outputs != 1:
