@@ -10,7 +10,7 @@ use sparseboost::interrupt::never;
 use sparseboost::matrix::FeatureMatrix;
 use sparseboost::params::SplitSearch;
 use sparseboost::rng::Rng;
-use sparseboost::trainer::EvalSet;
+use sparseboost::trainer::{EvalSet, History};
 use sparseboost::{
     fit_multitask, fit_with, BoosterParams, Model, MultiTaskData, MultiTaskModel, MultiTaskParams,
     ObjectiveKind, PenaltyKind, SbError, TrainingData,
@@ -100,8 +100,18 @@ fn params(objective: ObjectiveKind) -> BoosterParams {
 /// Shards of `p` ending at `bounds` (row counts, ascending, last = n; on
 /// query boundaries for ranking), fitted through the in-process transport.
 fn sharded(p: &Problem, params: &BoosterParams, bounds: &[usize]) -> (Model, Traffic) {
+    let (model, _, traffic) = sharded_with_history(p, params, bounds);
+    (model, traffic)
+}
+
+/// [`sharded`], with the fit's history.
+fn sharded_with_history(
+    p: &Problem,
+    params: &BoosterParams,
+    bounds: &[usize],
+) -> (Model, History, Traffic) {
     let mut transport = InProcess::new(shards(p, params, bounds), &never);
-    let (model, _, traffic) = fit_sharded(
+    fit_sharded(
         params,
         &mut transport,
         &[],
@@ -110,8 +120,7 @@ fn sharded(p: &Problem, params: &BoosterParams, bounds: &[usize]) -> (Model, Tra
         &never,
         &mut |_| true,
     )
-    .unwrap();
-    (model, traffic)
+    .unwrap()
 }
 
 fn shards<'a>(
@@ -733,17 +742,7 @@ fn relative_mu_over_thousands_of_features_is_the_single_machine_fit() {
     let mu_max = history.mu_max.expect("a relative mu resolves mu_max");
     assert!(mu_max > 0.0);
     for bounds in [vec![p.n], vec![120, p.n]] {
-        let mut transport = InProcess::new(shards(&p, &params, &bounds), &never);
-        let (model, sharded, _) = fit_sharded(
-            &params,
-            &mut transport,
-            &[],
-            None,
-            &mut None,
-            &never,
-            &mut |_| true,
-        )
-        .unwrap();
+        let (model, sharded, _) = sharded_with_history(&p, &params, &bounds);
         let m = sharded.mu_max.unwrap();
         assert!(
             (m - mu_max).abs() <= 1e-9 * mu_max,
