@@ -93,17 +93,10 @@ def run_case(case: str) -> None:
             n_estimators=100, split_search="group_testing", gt_n_features=3, **common
         )
     elif case == "wide_gt_100k":
+        from gt_scaling import gt_model  # this script's directory is on sys.path
+
         X, y = make_synthetic(6000, 100000, random_state=0, dtype=np.float32)
-        est = SparseBoostRegressor(
-            n_estimators=100,
-            split_search="group_testing",
-            gt_n_features=3,
-            gt_delta=0.1,
-            penalty="agbm",
-            mu=0.01,
-            max_leaves=31,
-            **common,
-        )
+        est = gt_model()
     elif case == "sparse":
         rng = np.random.default_rng(0)
         X = sp.random(2000, 20000, density=0.01, format="csr", random_state=0, dtype=np.float32)
