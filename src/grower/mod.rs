@@ -439,7 +439,7 @@ impl<'a> TreeGrower<'a> {
         Ok((scale, candidates))
     }
 
-    /// [`Grower::root_candidates`] a block of features at a time, each in
+    /// [`TreeGrower::root_candidates`] a block of features at a time, each in
     /// a histogram of its own: the same candidates (a feature's bins do not
     /// depend on the others), without a histogram of every feature, which
     /// at d = 100000 is 600 MB that group testing never uses again.
