@@ -384,3 +384,20 @@ def test_drop_and_categorical_find_columns_whose_header_has_spaces(tmp_path):
     argv = ["select", str(tmp_path / "d.csv"), "--target", "y", "--drop", name, "--out", str(out)]
     assert main(argv + FAST) == 0
     assert f" {name} " not in (out / "selected_features.txt").read_text().splitlines()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_the_outputs_have_the_modes_a_plain_write_gives(tmp_path):
+    # Staged in private temporary places: the folder was 0700 and model.json
+    # 0600 whatever the umask, unreadable to the account that predicts.
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        _, out = select_on_labelled_csv(tmp_path)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o755
+    for name in ("model.json", "metrics.json", "report.html"):
+        assert stat.S_IMODE((out / name).stat().st_mode) == 0o644, name

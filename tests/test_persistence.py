@@ -1,7 +1,9 @@
 """save_model/load_model and pickle give back identical predictions."""
 
 import json
+import os
 import pickle
+import stat
 
 import numpy as np
 import pytest
@@ -246,3 +248,23 @@ def test_more_category_codes_than_max_bins_says_so(tmp_path):
         ValueError, match="feature 1 4 category codes, more than params.max_bins = 2"
     ):
         sparseboost.load_model(path)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
+def test_a_saved_file_has_the_mode_a_plain_write_gives(tmp_path, synthetic_regression):
+    # Written through a private temporary file: the model was 0600 whatever
+    # the umask, and saving over a 0644 file made it 0600.
+    X, y, _, _ = synthetic_regression
+    model = SparseBoostRegressor(n_estimators=2).fit(X, y)
+    old = os.umask(0o027)
+    try:
+        fresh = tmp_path / "fresh.json"
+        model.save_model(fresh)
+        assert stat.S_IMODE(fresh.stat().st_mode) == 0o640
+        kept = tmp_path / "kept.json"
+        kept.write_text("{}")
+        kept.chmod(0o604)
+        model.save_model(kept)
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o604
+    finally:
+        os.umask(old)

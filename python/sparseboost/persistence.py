@@ -52,6 +52,7 @@ import tempfile
 import numpy as np
 
 from . import _core, _params
+from ._files import publish_mode
 from ._json_arrays import exact_array
 
 FORMAT = "sparseboost"
@@ -228,6 +229,7 @@ def save_model(estimator, path, *, input_encoding=None) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as f:
             f.write(text)
+        publish_mode(temporary, path)
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 
+from .._files import publish_mode
 from .errors import CliError
 
 
@@ -47,6 +48,7 @@ def staged(out: str):
                 os.replace(os.path.join(work, name), os.path.join(out, name))
         else:
             os.makedirs(os.path.dirname(out), exist_ok=True)
+            publish_mode(work, out, folder=True)
             os.rename(work, out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
