@@ -236,6 +236,8 @@ def bad_model(tmp_path):
         ("group_not_ranking", "--group gives query ids, which only --task ranking takes"),
         ("float_relevance", "ranking (--group) needs the target to hold relevance labels"),
         ("one_fit_query", "the fit rows (what the test and validation splits leave) hold 1 query"),
+        # Before the fit: a 1-row class stopped the job after it, by the seed.
+        ("rare_class", "the target's classes {'rare': 1} have fewer than 3 rows"),
     ],
 )
 def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
@@ -249,6 +251,10 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
     frame.iloc[:60].to_csv(tmp_path / "few.csv", index=False)
     ranked = str(tmp_path / "ranked.csv")
     frame.assign(q=np.arange(len(frame)) // 10).to_csv(ranked, index=False)
+    rare = str(tmp_path / "rare.csv")
+    frame.assign(
+        y=np.where(np.arange(len(frame)) == 7, "rare", np.where(score > 0, "a", "b"))
+    ).to_csv(rare, index=False)
     three = str(tmp_path / "three.csv")
     frame.assign(y=np.arange(len(frame)) % 3, q=np.arange(len(frame)) % 3).to_csv(three, index=False)
     argv = {
@@ -268,6 +274,7 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
         + ["--task", "regression"],
         "float_relevance": ["select", ranked, "--target", "y", "--group", "q"],
         "one_fit_query": ["select", three, "--target", "y", "--group", "q"],
+        "rare_class": ["select", rare, "--target", "y"],
     }[case]
     if argv is None:
         argv = bad_model(tmp_path)

@@ -85,6 +85,10 @@ def _missing(values) -> np.ndarray:
 # metrics need 2 rows (R², AUC); the fit and its validation part need 1.
 MIN_TEST_ROWS = 2
 
+# A classification target's rows per class: one each for the fit, the
+# validation and the test part.
+ROWS_PER_CLASS = 3
+
 
 def split_rows(task, y, groups, fraction, seed, *, part="DATA") -> tuple:
     """Row indices ``(kept, held_out)``, ``fraction`` of the rows (or of
@@ -107,6 +111,8 @@ def split_rows(task, y, groups, fraction, seed, *, part="DATA") -> tuple:
                 f"test and leaves {units - held} for training, which need {least_held} and "
                 f"{least_kept} (fit and validation) or more; add {unit} or change --test-size"
             )
+        if task == "classification":
+            _check_rows_per_class(y)
     elif held < 1 or units - held < 1:
         raise CliError(
             f"{part} has {units} {unit}: the validation fraction {fraction:g} holds out "
@@ -125,6 +131,23 @@ def split_rows(task, y, groups, fraction, seed, *, part="DATA") -> tuple:
         if counts.min() >= 2 and len(counts) <= held <= n - len(counts):
             stratify = labels
     return train_test_split(rows, test_size=fraction, random_state=seed, stratify=stratify)
+
+
+def _check_rows_per_class(y) -> None:
+    """Every class needs a row in each of the fit, validation and test
+    parts. With fewer, the fit could lack a class that the validation or
+    test rows hold, and the job would stop after the fit with a message
+    from inside the metrics (or not, by the seed)."""
+    labels, counts = np.unique(np.asarray(y).astype(str), return_counts=True)
+    rare = {str(label): int(c) for label, c in zip(labels, counts) if c < ROWS_PER_CLASS}
+    if rare:
+        listed = ", ".join(f"{label!r}: {c}" for label, c in sorted(rare.items())[:5])
+        more = f" and {len(rare) - 5} more" if len(rare) > 5 else ""
+        raise CliError(
+            f"the target's classes {{{listed}}}{more} have fewer than {ROWS_PER_CLASS} rows; "
+            "every class needs one in the fit, validation and test parts: drop their rows, "
+            "merge them into another class, or use --task regression"
+        )
 
 
 def query_order(groups) -> tuple:
