@@ -238,6 +238,8 @@ def bad_model(tmp_path):
         ("one_fit_query", "the fit rows (what the test and validation splits leave) hold 1 query"),
         # Before the fit: a 1-row class stopped the job after it, by the seed.
         ("rare_class", "the target's classes {'rare': 1} have fewer than 3 rows"),
+        # Named by its row in the file, not in the fit part the engine saw.
+        ("relevance_31", "relevance labels 0 to 30; row 6 (from 1, the header not counted)"),
     ],
 )
 def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
@@ -255,6 +257,10 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
     frame.assign(
         y=np.where(np.arange(len(frame)) == 7, "rare", np.where(score > 0, "a", "b"))
     ).to_csv(rare, index=False)
+    high = str(tmp_path / "high.csv")
+    relevance = np.arange(len(frame)) % 3
+    relevance[5] = 31
+    frame.assign(y=relevance, q=np.arange(len(frame)) // 10).to_csv(high, index=False)
     three = str(tmp_path / "three.csv")
     frame.assign(y=np.arange(len(frame)) % 3, q=np.arange(len(frame)) % 3).to_csv(three, index=False)
     argv = {
@@ -275,6 +281,7 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
         "float_relevance": ["select", ranked, "--target", "y", "--group", "q"],
         "one_fit_query": ["select", three, "--target", "y", "--group", "q"],
         "rare_class": ["select", rare, "--target", "y"],
+        "relevance_31": ["select", high, "--target", "y", "--group", "q"],
     }[case]
     if argv is None:
         argv = bad_model(tmp_path)

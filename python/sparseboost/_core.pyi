@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+MAX_RELEVANCE: float
 
 class BoosterParams(TypedDict, total=False):
     """The engine parameters of `fit`, `fit_multitask`, `Shard`,

@@ -44,12 +44,24 @@ def resolve_task(task: str, y, has_groups: bool) -> str:
 
 
 def _check_relevance(values) -> None:
-    """A ranking target: relevance labels 0, 1, 2, ... (LambdaRank's gains)."""
+    """A ranking target: relevance labels 0, 1, 2, ... up to LambdaRank's
+    largest (its gains are 2^label - 1), checked here so that an error
+    names the file's row, not one of the fit part's."""
+    from .._core import MAX_RELEVANCE
+
     numeric = values.dtype.kind in "iuf"
     if not numeric or np.any(values < 0) or np.any(values != np.round(values)):
         raise CliError(
             "ranking (--group) needs the target to hold relevance labels 0, 1, 2, ...; "
             f"it holds {np.unique(values)[:5].tolist()}..."
+        )
+    above = np.flatnonzero(values > MAX_RELEVANCE)
+    if above.size:
+        row = int(above[0])
+        raise CliError(
+            f"ranking (--group) takes relevance labels 0 to {MAX_RELEVANCE:g}; row {row + 1} "
+            f"(from 1, the header not counted) holds {values[row]:g}, and {above.size} rows "
+            f"in all are above {MAX_RELEVANCE:g}"
         )
 
 
