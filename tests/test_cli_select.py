@@ -415,3 +415,17 @@ def test_the_outputs_have_the_modes_a_plain_write_gives(tmp_path):
     assert stat.S_IMODE(out.stat().st_mode) == 0o755
     for name in ("model.json", "metrics.json", "report.html"):
         assert stat.S_IMODE((out / name).stat().st_mode) == 0o644, name
+
+
+def test_the_report_gives_a_relative_mu_and_its_value(tmp_path):
+    # "mu (resolved)" showed "0.05*mu_max", the value it resolved to nowhere.
+    frame, score = make_frame()
+    frame["y"] = score
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "out"
+    argv = ["select", str(tmp_path / "d.csv"), "--target", "y", "--out", str(out)]
+    assert main(argv + ["--method", "gbfs", "--n-features", "none"] + FAST) == 0
+    metrics = json.loads((out / "metrics.json").read_text())["parameters"]
+    assert metrics["mu"] == "0.05*mu_max" and metrics["mu_value"] > 0
+    page = (out / "report.html").read_text()
+    assert f"<th>mu (resolved)</th><td>0.05*mu_max = {metrics['mu_value']:.4g}</td>" in page

@@ -231,6 +231,17 @@ def _save(fig, out, name, tight=True):
     plt.close(fig)
 
 
+def _mu_text(parameters) -> str:
+    """μ as given and, when given relative to μ_max, the value it resolved
+    to (``0.05*mu_max = 7.857``)."""
+    mu, value = parameters["mu"], parameters.get("mu_value")
+    if mu is None:
+        return "none (the model has no penalty)"
+    if value is None or not isinstance(mu, str):
+        return _fmt(mu)
+    return f"{mu} = {_fmt(value)}"
+
+
 def _html(summary, curves, metric) -> str:
     e = html.escape
     p = summary["parameters"]
@@ -242,7 +253,7 @@ def _html(summary, curves, metric) -> str:
             ("task", summary["task"]),
             ("method", summary["method"]),
             ("split search used", summary["split_search"]),
-            ("mu (resolved)", "none (the model has no penalty)" if p["mu"] is None else p["mu"]),
+            ("mu (resolved)", _mu_text(p)),
             ("mu_max", p["mu_max"]),
             ("--n-features", p["n_features"]),
             ("budget K", _budget_text(summary.get("budget"))),
