@@ -44,11 +44,15 @@ impl FeatureCount {
             FeatureCount::Fraction(f) => f > 0.0 && f <= 1.0,
             FeatureCount::Count(k) => k >= 1,
         };
+        let given = match self {
+            FeatureCount::Fraction(f) => format!("{f:?}"),
+            FeatureCount::Count(k) => k.to_string(),
+        };
         if ok {
             Ok(())
         } else {
             Err(SbError::InvalidParameter(format!(
-                "{name} must be a fraction in (0, 1] or a count >= 1, got {self:?}"
+                "{name} must be a fraction in (0, 1] or a count >= 1, got {given}"
             )))
         }
     }

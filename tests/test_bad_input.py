@@ -121,3 +121,27 @@ def test_eval_set_errors_name_the_entry_once():
     multitask = MultiTaskSparseBoostRegressor(n_estimators=2)
     with pytest.raises(TypeError, match=r"eval_set\[1\] must be an \(X, y, task\) tuple, got 2"):
         multitask.fit(X, X[:, 0], y, eval_set=[(X, X[:, 0], y), (X, X[:, 0])])
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        # ">= 0" sent users to 0, which the count's own check then refused.
+        ({"n_estimators": -1}, "n_estimators must not be negative, got -1"),
+        ({"max_selected_features": -2}, "max_selected_features must not be negative"),
+        # LightGBM's "no limit" is None here.
+        ({"max_depth": -1}, "max_depth must not be negative, got -1; None means no limit"),
+    ],
+)
+def test_a_negative_count_is_not_told_to_be_zero_or_more(params, message):
+    with pytest.raises(ValueError, match=message) as caught:
+        SparseBoostRegressor(**params).fit(X, y)
+    assert ">= 0" not in str(caught.value)
+
+
+def test_a_feature_count_of_zero_is_named_without_rust_text():
+    from sparseboost import SparseForestRegressor
+
+    for value, shown in ((0, "got 0"), (1.5, "got 1.5")):
+        with pytest.raises(ValueError, match=f"max_features must be a fraction .* {shown}$"):
+            SparseForestRegressor(n_estimators=2, max_features=value).fit(X, y)

@@ -74,14 +74,21 @@ pub(super) fn count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
         }
         Err(_) => return Err(wrong_type(key, "an integer", value)),
     };
+    // Not "must be >= 0": most counts must be 1 or more, which the
+    // parameter's own check says (a user told ">= 0" tries 0 next).
     usize::try_from(v)
-        .map_err(|_| PyValueError::new_err(format!("{key} must be >= 0, got {value}")))
+        .map_err(|_| PyValueError::new_err(format!("{key} must not be negative, got {value}")))
 }
 
 /// `None` or a count.
 pub(super) fn optional_count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
     if value.is_none() {
         Ok(None)
+    } else if value.lt(0).unwrap_or(false) && !value.is_instance_of::<PyFloat>() {
+        // LightGBM writes -1 for "no limit"; here that is None.
+        Err(PyValueError::new_err(format!(
+            "{key} must not be negative, got {value}; None means no limit (LightGBM's -1)"
+        )))
     } else {
         count(key, value).map(Some)
     }
