@@ -753,3 +753,38 @@ fn relative_mu_over_thousands_of_features_is_the_single_machine_fit() {
         }
     }
 }
+
+/// A resume replays the init model's trees through the new fit's bins: with
+/// other cut points that would score another model, without a word.
+#[test]
+fn resuming_under_other_cut_points_is_refused() {
+    let p = problem(400, 6, ObjectiveKind::BinaryLogloss, 31);
+    let params = params(ObjectiveKind::BinaryLogloss);
+    let (init, _) = sharded(&p, &params, &[p.n]);
+    let resume = |params: &BoosterParams| {
+        let mut transport = InProcess::new(shards(&p, params, &[150, p.n]), &never);
+        fit_sharded(
+            params,
+            &mut transport,
+            &[],
+            Some(&init),
+            &mut None,
+            &never,
+            &mut |_| true,
+        )
+    };
+    let more = BoosterParams {
+        n_estimators: params.n_estimators + 3,
+        ..params.clone()
+    };
+    assert!(resume(&more).is_ok());
+    let coarser = BoosterParams {
+        max_bins: 16,
+        ..more
+    };
+    let message = resume(&coarser).unwrap_err().to_string();
+    assert!(
+        message.contains("which is not a cut point of this fit's bins"),
+        "{message}"
+    );
+}

@@ -350,7 +350,7 @@ pub(crate) fn train(
     let mut start = 0;
     if let Some(init) = setup.init {
         trees_after[0] = resume::replay(
-            init,
+            (init, setup.mappers),
             (&jobs, &units, &metrics, params),
             backend,
             (&mut models[0], &mut selection),

@@ -5,6 +5,7 @@
 
 use super::backend::ScoresBackend;
 use super::{History, Job};
+use crate::binning::BinMapper;
 use crate::error::{Result, SbError};
 use crate::evaluation::{EvalState, RoundEnd};
 use crate::feature_sampling::DynamicWeights;
@@ -17,19 +18,56 @@ use crate::selection::Selection;
 use crate::tree::{Node, Tree};
 use crate::units::Units;
 
+/// `init`'s splits must fall on this fit's cut points. The scores replay
+/// its trees through this fit's bins, which route every row as the model
+/// does only when each split's threshold is its bin's cut point; with other
+/// bins (another `max_bins` or `bin_sample_rows`, other rows) the scores,
+/// the evaluation history and the next trees' gradients would silently be
+/// those of another model. (Categorical splits name codes, not cuts.)
+fn check_cut_points(init: &Model, mappers: &[BinMapper]) -> Result<()> {
+    for (t, tree) in init.trees.iter().enumerate() {
+        for node in tree.nodes.iter().filter(|n| !n.is_leaf) {
+            let f = node.feature as usize;
+            let Some(mapper) = mappers.get(f) else {
+                return Err(SbError::InvalidParameter(format!(
+                    "init_model splits feature {f}, but the data have {} features",
+                    mappers.len()
+                )));
+            };
+            let same = if node.categories.is_some() {
+                mapper.categorical
+            } else {
+                !mapper.categorical
+                    && mapper.threshold_of_bin(node.threshold_bin).to_bits()
+                        == node.threshold.to_bits()
+            };
+            if !same {
+                return Err(SbError::InvalidParameter(format!(
+                    "init_model splits feature {f} at {} (tree {t}), which is not a cut point \
+                     of this fit's bins: resume with the rows and the binning parameters \
+                     (max_bins, bin_sample_rows) of the fit that made it",
+                    node.threshold
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Replay `init`'s rounds (a single-model fit's; `jobs[k]` grows output k)
 /// into `model`, `selection`, the evaluation sets, `history` and the
 /// dynamic sampling weights (from the trees' gains and root scales), and
 /// add its trees to `backend`'s scores. Returns the model's trees after
 /// each replayed round.
 pub(super) fn replay(
-    init: &Model,
+    (init, mappers): (&Model, &[BinMapper]),
     (jobs, units, metrics, params): (&[Job], &Units, &[Metric], &BoosterParams),
     backend: &mut dyn ScoresBackend,
     (model, selection): (&mut ModelBuilder, &mut Selection),
     (evals, history, since_best): (&mut [EvalState], &mut History, &mut usize),
     mut dynamic: Option<&mut DynamicWeights>,
 ) -> Result<Vec<usize>> {
+    check_cut_points(init, mappers)?;
     if dynamic.is_some() && init.trees.iter().any(|t| t.root_scale.is_none()) {
         return Err(SbError::InvalidParameter(
             "init_model has trees without root_scale (a file written before it was recorded): \
