@@ -162,11 +162,10 @@ class Categories:
     def codes(self, column: np.ndarray) -> np.ndarray:
         """The code of each value (NaN: missing, or not a training category)."""
         pd = _pandas()
-        if pd is not None:
-            if column.dtype == object and self.values.dtype.kind in "iuf":
-                position = self._number_positions(column)
-            else:
-                position = pd.Index(self.values).get_indexer(column)
+        if column.dtype == object and self.values.dtype.kind in "iuf":
+            position = self._number_positions(column)
+        elif pd is not None:
+            position = pd.Index(self.values).get_indexer(column)
         else:
             position = self._positions(column)
         out = np.minimum(position, self.n_codes - 1).astype(np.float64)

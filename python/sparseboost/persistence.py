@@ -291,10 +291,8 @@ class _Fields:
         readable = labels.dtype.kind in _LABEL_KINDS or (
             labels.dtype == object and all(isinstance(v, (str, bool, int, float)) for v in values)
         )
-        if labels.ndim != 1 or not readable:
+        if not readable:  # (flat and finite: exact_array checked)
             self.fail(f"fitted.{key}", f"must be a list of numbers or strings, got {values!r}")
-        if labels.dtype.kind == "f" and not np.isfinite(labels).all():
-            self.fail(f"fitted.{key}", "must not hold NaN or infinity")
         if len(np.unique(labels)) != len(labels) or not np.array_equal(np.sort(labels), labels):
             self.fail(f"fitted.{key}", f"must be distinct and sorted, got {values!r}")
         return labels

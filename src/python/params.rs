@@ -59,6 +59,11 @@ pub(super) fn real(key: &str, value: &Bound<'_, PyAny>) -> PyResult<f64> {
 /// a range error (a `ValueError`). Beyond 2⁶³ it saturates: such counts
 /// mean "no limit" everywhere they are used.
 pub(super) fn count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    count_or(key, value, "")
+}
+
+/// [`count`], with `hint` after the error for a negative value.
+fn count_or(key: &str, value: &Bound<'_, PyAny>, hint: &str) -> PyResult<usize> {
     if is_boolean(value) || value.is_instance_of::<PyFloat>() || value.is_instance_of::<PyString>()
     {
         return Err(wrong_type(key, "an integer", value));
@@ -76,21 +81,18 @@ pub(super) fn count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
     };
     // Not "must be >= 0": most counts must be 1 or more, which the
     // parameter's own check says (a user told ">= 0" tries 0 next).
-    usize::try_from(v)
-        .map_err(|_| PyValueError::new_err(format!("{key} must not be negative, got {value}")))
+    usize::try_from(v).map_err(|_| {
+        PyValueError::new_err(format!("{key} must not be negative, got {value}{hint}"))
+    })
 }
 
 /// `None` or a count.
 pub(super) fn optional_count(key: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
     if value.is_none() {
         Ok(None)
-    } else if value.lt(0).unwrap_or(false) && !value.is_instance_of::<PyFloat>() {
-        // LightGBM writes -1 for "no limit"; here that is None.
-        Err(PyValueError::new_err(format!(
-            "{key} must not be negative, got {value}; None means no limit (LightGBM's -1)"
-        )))
     } else {
-        count(key, value).map(Some)
+        // LightGBM writes -1 for "no limit"; here that is None.
+        count_or(key, value, "; None means no limit (LightGBM's -1)").map(Some)
     }
 }
 

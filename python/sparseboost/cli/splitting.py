@@ -123,8 +123,6 @@ def split_rows(task, y, groups, fraction, seed, *, part="DATA") -> tuple:
                 f"test and leaves {units - held} for training, which need {least_held} and "
                 f"{least_kept} (fit and validation) or more; add {unit} or change --test-size"
             )
-        if task == "classification":
-            _check_rows_per_class(y)
     elif held < 1 or units - held < 1:
         raise CliError(
             f"{part} has {units} {unit}: the validation fraction {fraction:g} holds out "
@@ -137,7 +135,9 @@ def split_rows(task, y, groups, fraction, seed, *, part="DATA") -> tuple:
     stratify = None
     if task == "classification":
         labels = np.asarray(y).astype(str)
-        _, counts = np.unique(labels, return_counts=True)
+        classes, counts = np.unique(labels, return_counts=True)
+        if part == "DATA":
+            _check_rows_per_class(classes, counts)
         # Stratifying needs 2 rows per class, and room for every class in
         # both parts; otherwise plain shuffling.
         if counts.min() >= 2 and len(counts) <= held <= n - len(counts):
@@ -145,13 +145,13 @@ def split_rows(task, y, groups, fraction, seed, *, part="DATA") -> tuple:
     return train_test_split(rows, test_size=fraction, random_state=seed, stratify=stratify)
 
 
-def _check_rows_per_class(y) -> None:
-    """Every class needs a row in each of the fit, validation and test
-    parts. With fewer, the fit could lack a class that the validation or
-    test rows hold, and the job would stop after the fit with a message
-    from inside the metrics (or not, by the seed)."""
-    labels, counts = np.unique(np.asarray(y).astype(str), return_counts=True)
-    rare = {str(label): int(c) for label, c in zip(labels, counts) if c < ROWS_PER_CLASS}
+def _check_rows_per_class(classes, counts) -> None:
+    """Every class (``classes``, with their row ``counts``) needs a row in
+    each of the fit, validation and test parts. With fewer, the fit could
+    lack a class that the validation or test rows hold, and the job would
+    stop after the fit with a message from inside the metrics (or not, by
+    the seed)."""
+    rare = {str(label): int(c) for label, c in zip(classes, counts) if c < ROWS_PER_CLASS}
     if rare:
         listed = ", ".join(f"{label!r}: {c}" for label, c in sorted(rare.items())[:5])
         more = f" and {len(rare) - 5} more" if len(rare) > 5 else ""
