@@ -42,9 +42,18 @@ def _booster(**params):
     # it gains predict_proba while its tags (fixed before fit) are not a
     # classifier's; the sparse checks then read classifier_tags, which is
     # None. Sparse input itself works (see tests/test_sparse_input.py).
+    # Weight 2 is not a duplicated row: folds split rows (a duplicate may
+    # be held out while its twin trains), and the boosters' binning and
+    # min_samples_leaf count rows (see tests/test_sklearn_api.py).
     expected_failed_checks=lambda est: {
-        f"check_estimator_sparse_{kind}": "predict_proba without classifier tags"
-        for kind in ("array", "matrix")
+        **{
+            f"check_estimator_sparse_{kind}": "predict_proba without classifier tags"
+            for kind in ("array", "matrix")
+        },
+        **{
+            f"check_sample_weight_equivalence_on_{kind}_data": "folds count rows, not weights"
+            for kind in ("dense", "sparse")
+        },
     },
 )
 def test_sklearn_compatible(estimator, check):
@@ -429,9 +438,7 @@ def test_the_same_selection_with_one_and_two_threads():
     # The rankings on all rows (fitted beside the folds with two threads).
     for order in one.ranking_:
         np.testing.assert_array_equal(one.ranking_[order], two.ranking_[order])
-    assert (
-        one.ordering_estimator_._model.to_json() == two.ordering_estimator_._model.to_json()
-    )
+    assert one.ordering_estimator_._model.to_json() == two.ordering_estimator_._model.to_json()
     assert two.ordering_estimator_.get_params() == one.ordering_estimator_.get_params()
     # Nothing of the folds' machinery (the cancel callback) stays in it.
     again = pickle.loads(pickle.dumps(two))
@@ -449,3 +456,138 @@ def test_a_folds_refit_stops_early_only_on_a_hold_out_large_enough_to_judge(n, s
     model = SparseBoostSelectorCV()._fit_plain(template, _Rows(X, y), kept, in_fold=True)
     assert (model.early_stopping_rounds == REFIT_PATIENCE) is stops
     assert (model.n_trees_ < 200) is stops
+
+
+def _weighted_problem(seed=3, n=500, d=12):
+    """Rows of weight 1 whose labels follow feature 2, and as many of
+    weight 0 whose labels follow feature 7."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(2 * n, d))
+    y = np.r_[X[:n, 2] > 0, X[n:, 7] > 0].astype(int)
+    weights = np.r_[np.ones(n), np.zeros(n)]
+    return X, y, weights
+
+
+@pytest.mark.parametrize("rule", ["best", "one_se"])
+def test_rows_of_weight_zero_change_nothing(rule):
+    # Their labels shuffled, nothing may change: not the fits (ordering,
+    # refits), not the held-out scores. Unstratified folds, so that the
+    # folds themselves do not follow those labels.
+    from sklearn.model_selection import KFold
+
+    X, y, weights = _weighted_problem()
+    shuffled = y.copy()
+    zero = weights == 0
+    shuffled[zero] = np.random.default_rng(1).permutation(y[zero])
+    assert (shuffled != y).sum() > 100
+    fits = [
+        SparseBoostSelectorCV(
+            _booster(mu="0.05*mu_max"),
+            max_selected_features=4,
+            cv=KFold(3, shuffle=True, random_state=0),
+            rule=rule,
+        ).fit(X, labels, sample_weight=weights)
+        for labels in (y, shuffled)
+    ]
+    np.testing.assert_array_equal(fits[0].selected_features_, fits[1].selected_features_)
+    for key in ("mean_test_score", "split0_test_score", "split2_test_score"):
+        np.testing.assert_array_equal(fits[0].cv_results_[key], fits[1].cv_results_[key])
+    # The weighted rows' feature leads; unweighted, the two halves tie.
+    assert fits[0].selected_features_[0] == 2
+    assert fits[0].ordering_estimator_.selected_features_[0] == 2
+    np.testing.assert_array_equal(fits[0].predict(X[:50]), fits[1].predict(X[:50]))
+
+
+def test_weighted_scores_are_scikit_learns():
+    from sklearn.metrics import log_loss, mean_squared_error, roc_auc_score
+    from sparseboost._cv import scorer
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 4))
+    weights = rng.uniform(0, 3, 300)
+    for y, classifier in (
+        ((X[:, 0] + rng.normal(size=300) > 0).astype(int), True),
+        (np.digitize(X[:, 0] + rng.normal(size=300), [-1, 0, 1]), True),
+        (X[:, 0] + rng.normal(size=300), False),
+    ):
+        model = (_booster if classifier else SparseBoostRegressor)(n_estimators=5).fit(X, y)
+        score = scorer(None, model, y, classifier=classifier, ranking=False)
+        got = score(model, X, y, None, weights)
+        if not classifier:
+            expected = -np.sqrt(mean_squared_error(y, model.predict(X), sample_weight=weights))
+        elif np.unique(y).size == 2:
+            expected = roc_auc_score(y, model.predict_proba(X)[:, 1], sample_weight=weights)
+        else:
+            expected = -log_loss(y, model.predict_proba(X), sample_weight=weights)
+        assert got == pytest.approx(expected, rel=1e-12)
+        assert got != pytest.approx(score(model, X, y, None, None), rel=1e-6)
+        named = scorer(
+            "accuracy" if classifier else "r2", model, y, classifier=classifier, ranking=False
+        )
+        assert named(model, X, y, None, weights) == pytest.approx(
+            model.score(X, y, sample_weight=weights), rel=1e-12
+        )
+
+
+def test_weighted_ndcg_is_the_engines():
+    # The engine's ndcg@10 weights each query by its rows' mean weight.
+    # (The unweighted values agree first: the engine and mean_ndcg order
+    # tied scores differently, so a tie between labels would show there.)
+    from sparseboost import SparseBoostRanker
+    from sparseboost._cv import mean_ndcg, query_ids
+
+    X, y, group = _ranking_problem()
+    X_eval, y_eval, group_eval = _ranking_problem(seed=12)
+    weights = np.random.default_rng(5).uniform(0, 2, y_eval.size)
+    ranker = SparseBoostRanker(n_estimators=60, eval_metric="ndcg@10", random_state=0)
+    ranker.fit(
+        X,
+        y,
+        group=group,
+        eval_set=[(X_eval, y_eval)] * 2,
+        eval_group=[group_eval] * 2,
+        eval_sample_weight=[None, weights],
+    )
+    predicted = ranker.predict(X_eval)
+    queries = query_ids(group_eval)
+    plain = mean_ndcg(y_eval, predicted, queries, 10)
+    assert plain == pytest.approx(ranker.evals_result_["validation_0"]["ndcg@10"][-1], rel=1e-9)
+    weighted = mean_ndcg(y_eval, predicted, queries, 10, weights)
+    assert weighted == pytest.approx(ranker.evals_result_["validation_1"]["ndcg@10"][-1], rel=1e-9)
+    assert weighted != pytest.approx(plain, rel=1e-6)
+
+
+def test_ranking_with_weights_ignores_queries_of_weight_zero():
+    from sparseboost import SparseBoostRanker
+
+    X, y, group = _ranking_problem()
+    n = y.size
+    starts = np.r_[0, np.cumsum(group)[:-1]]
+    zero_queries = np.arange(group.size) % 2 == 1
+    weights = np.ones(n)
+    for s, g in zip(starts[zero_queries], group[zero_queries]):
+        weights[s : s + g] = 0.0
+    shuffled = y.copy()
+    rng = np.random.default_rng(2)
+    for s, g in zip(starts[zero_queries], group[zero_queries]):
+        shuffled[s : s + g] = rng.integers(0, 4, g)
+    ranker = SparseBoostRanker(n_estimators=30, max_leaves=7, mu="0.05*mu_max", random_state=0)
+    fits = [
+        SparseBoostSelectorCV(ranker, max_selected_features=4, cv=3, random_state=0).fit(
+            X, labels, group=group, sample_weight=weights
+        )
+        for labels in (y, shuffled)
+    ]
+    np.testing.assert_array_equal(fits[0].selected_features_, fits[1].selected_features_)
+    np.testing.assert_array_equal(
+        fits[0].cv_results_["mean_test_score"], fits[1].cv_results_["mean_test_score"]
+    )
+    assert fits[0].selected_features_[0] == 6
+
+
+def test_sample_weight_is_checked_and_named():
+    X, y = _planted(n=100)
+    with pytest.raises(ValueError, match="sample_weight"):
+        SparseBoostSelectorCV(cv=2).fit(X, y, sample_weight=np.ones(99))
+    with pytest.raises(ValueError, match="sample_weight"):
+        SparseBoostSelectorCV(cv=2).fit(X, y, sample_weight=-np.ones(100))

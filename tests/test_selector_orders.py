@@ -72,7 +72,7 @@ def test_permutation_drops_match_scikit_learns_permutation_importance():
     held = _Rows(X[1000:], y[1000:])
     features = np.array([4, 9, 17, 22, 0])
 
-    def auc(model, X_, y_, _):
+    def auc(model, X_, y_, _queries, _weights):
         return roc_auc_score(y_, model.predict_proba(X_)[:, 1])
 
     ours = _permutation_drops(model, held, features, auc, np.random.default_rng(0), 30)
@@ -126,7 +126,7 @@ def test_permutation_keeps_the_gain_order_when_the_hold_out_cannot_be_scored(mon
     rows = _Rows(X, y)
     one_class = _Rows(X[y == 0][:40], y[y == 0][:40])
     monkeypatch.setattr(_Rows, "split", lambda self, *a, **k: (rows, one_class))
-    score = lambda model, X_, y_, _: roc_auc_score(y_, model.predict_proba(X_)[:, 1])  # noqa: E731
+    score = lambda model, X_, y_, *_: roc_auc_score(y_, model.predict_proba(X_)[:, 1])  # noqa: E731
     ranking = SparseBoostSelectorCV(random_state=0)._permutation(_booster(), rows, 3, score)
     plain = _booster(penalty="none").fit(X, y)
     by_gain = np.argsort(-plain.get_feature_importance("gain"), kind="stable")

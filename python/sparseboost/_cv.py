@@ -96,31 +96,47 @@ def default_scoring(y, *, classifier: bool, ranking: bool) -> str:
 
 
 def scorer(scoring, template, y, *, classifier: bool, ranking: bool):
-    """``score(model, X, y, queries)``: higher is better. ``scoring`` None
-    is AUC for two classes, log loss over every class of ``y`` for more,
-    RMSE for a regressor and NDCG@10 for a ranker (negated losses); else as
-    in scikit-learn (a ranker's ``scoring`` is then called per fold
+    """``score(model, X, y, queries, weights)``: higher is better;
+    ``weights`` (or None) weight the held-out rows, and a ranking's queries
+    by their rows' mean weight, as the engine's metrics do. ``scoring``
+    None is AUC for two classes, log loss over every class of ``y`` for
+    more, RMSE for a regressor and NDCG@10 for a ranker (negated losses);
+    else as in scikit-learn (a ranker's ``scoring`` is then called per fold
     without the queries)."""
     if scoring is not None:
         score = check_scoring(template, scoring=scoring)
-        return lambda model, X, y_true, queries: score(model, X, y_true)
+
+        def given(model, X, y_true, queries, weights):
+            if weights is None:
+                return score(model, X, y_true)
+            return score(model, X, y_true, sample_weight=weights)
+
+        return given
     if ranking:
-        return lambda model, X, y_true, queries: mean_ndcg(
-            y_true, model.predict(X), queries, NDCG_AT
+        return lambda model, X, y_true, queries, weights: mean_ndcg(
+            y_true, model.predict(X), queries, NDCG_AT, weights
         )
     if not classifier:
-        return lambda model, X, y_true, queries: (
-            -float(np.sqrt(np.mean((model.predict(X) - y_true) ** 2)))
+        return lambda model, X, y_true, queries, weights: (
+            -float(np.sqrt(_mean((model.predict(X) - y_true) ** 2, weights)))
         )
     classes = np.unique(y)
 
-    def score(model, X, y_true, queries):
+    def score(model, X, y_true, queries, weights):
         proba = _proba_of(model, X, classes)
         if classes.size == 2:
-            return float(roc_auc_score(y_true == classes[1], proba[:, 1]))
-        return -float(log_loss(y_true, proba, labels=classes))
+            return float(roc_auc_score(y_true == classes[1], proba[:, 1], sample_weight=weights))
+        return -float(log_loss(y_true, proba, labels=classes, sample_weight=weights))
 
     return score
+
+
+def _mean(values, weights) -> float:
+    """The (weighted) mean of ``values``; NaN when the weights sum to 0."""
+    if weights is None:
+        return float(np.mean(values))
+    total = float(np.sum(weights))
+    return float(np.dot(values, weights) / total) if total > 0 else float("nan")
 
 
 def _proba_of(model, X, classes) -> np.ndarray:
@@ -132,14 +148,16 @@ def _proba_of(model, X, classes) -> np.ndarray:
     return full
 
 
-def mean_ndcg(relevance, score, queries, k: int) -> float:
+def mean_ndcg(relevance, score, queries, k: int, weights=None) -> float:
     """The mean over queries of NDCG@k, with gains 2^rel - 1 (LightGBM's);
-    a query without a relevant row counts as 1, as in LightGBM."""
+    a query without a relevant row counts as 1, as in LightGBM. With
+    ``weights``, each query counts by its rows' mean weight."""
     relevance = np.asarray(relevance, dtype=float)
     score = np.asarray(score, dtype=float)
-    values = []
+    values, query_weights = [], []
     for q in np.unique(queries):
         rows = np.flatnonzero(queries == q)
+        query_weights.append(1.0 if weights is None else float(np.mean(weights[rows])))
         gains = 2.0 ** relevance[rows] - 1.0
         discount = 1.0 / np.log2(np.arange(2, min(k, rows.size) + 2))
         ideal = np.sort(gains)[::-1][: discount.size] @ discount
@@ -150,4 +168,4 @@ def mean_ndcg(relevance, score, queries, k: int) -> float:
         # pessimistic order), so that a constant model earns no credit.
         order = np.lexsort((gains, -score[rows]))
         values.append(gains[order][: discount.size] @ discount / ideal)
-    return float(np.mean(values))
+    return _mean(np.array(values), None if weights is None else np.array(query_weights))

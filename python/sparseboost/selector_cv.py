@@ -28,6 +28,7 @@ from ._params import document, renamed_values, table_name
 from ._refit import RefitDelegates
 from ._training import check_group
 from ._validation import (
+    check_sample_weight,
     check_target,
     check_X,
     engine_mu,
@@ -192,10 +193,12 @@ class SparseBoostSelectorCV(
 
     # -- fitting ---------------------------------------------------------
 
-    def fit(self, X, y, group=None):
+    def fit(self, X, y, group=None, sample_weight=None):
         """Choose the budget by cross-validation on ``X``, ``y`` and refit
         on the kept features. ``group``: the query sizes, when the
-        estimator is a ``SparseBoostRanker`` (the folds keep queries whole)."""
+        estimator is a ``SparseBoostRanker`` (the folds keep queries whole).
+        ``sample_weight``: non-negative row weights, given to every fit
+        (ordering, refits) and to the held-out folds' scores."""
         self.__dict__.pop("estimator_", None)
         X = check_X(self, X, reset=True)
         d = X.shape[1]
@@ -215,6 +218,7 @@ class SparseBoostSelectorCV(
         if template.random_state is None:
             template.set_params(random_state=resolve_seed(self.random_state, True) % 2**32)
         y = check_target(self, y, X.shape[0], labels=is_classifier(template))
+        weights = check_sample_weight(sample_weight, X)
         ranking = bool(template._ranking)
         if ranking:
             queries = _cv.query_ids(check_group(group, X.shape[0]))
@@ -241,8 +245,8 @@ class SparseBoostSelectorCV(
         def run(f):
             started = time.perf_counter()
             train, test = folds[f]
-            fold = _Rows(X[train], y[train], _part(queries, train), cancel)
-            held_out = _Rows(X[test], y[test], _part(queries, test))
+            fold = everything.take(train, cancel)
+            held_out = everything.take(test)
             rankings, _ = self._rank(fold_template, fold, orders, cap, score)
             scores = np.full((len(orders), budgets.size), np.nan)
             used = np.zeros((len(orders), budgets.size))
@@ -255,7 +259,7 @@ class SparseBoostSelectorCV(
                     if key not in cache:
                         model = self._refit(fold_template, fold, kept, in_fold=True)
                         columns = held_out.X[:, np.sort(kept)]
-                        cache[key] = score(model, columns, held_out.y, held_out.queries)
+                        cache[key] = held_out.score(score, model, columns)
                     scores[o, b] = cache[key]
             if self.verbose:
                 print(
@@ -268,8 +272,10 @@ class SparseBoostSelectorCV(
         # folds side by side they are one more task among the folds, the
         # first submitted (the longest; the last round of folds would
         # otherwise leave a thread idle).
+        everything = _Rows(X, y, queries, weights)
+
         def rank_everything():
-            rows = _Rows(X, y, queries, cancel)
+            rows = everything.take(slice(None), cancel)
             return self._rank(fold_template if cancel else template, rows, orders, cap, score)
 
         if cancel is None:
@@ -292,7 +298,6 @@ class SparseBoostSelectorCV(
         self.cv_results_ = self._results(orders, budgets, scores, used)
         self._check_scores(scores, two_classes=classifier and np.unique(y).size == 2)
         o, b = self._choose(scores, used)
-        everything = _Rows(X, y, queries)
         self.ranking_, self.ordering_estimator_ = everything_ranked
         if not self.ordering_estimator_.mu_max_:
             warnings.warn(
@@ -483,7 +488,7 @@ class SparseBoostSelectorCV(
             # the model of no feature predicts the prior, as the booster's
             # base score would.
             model = (DummyClassifier if is_classifier(template) else DummyRegressor)()
-            model.fit(columns, rows.y)
+            model.fit(columns, rows.y, sample_weight=rows.weights)
         else:
             model = clone(template).set_params(penalty="none", mu=0.0, max_selected_features=None)
             model.set_params(feature_costs=None, feature_bags=None)
@@ -563,11 +568,28 @@ class SparseBoostSelectorCV(
 
 
 class _Rows:
-    """The rows a fit sees: ``X``, ``y`` and, for a ranking, one query id
-    per row (the rows of a query consecutive)."""
+    """The rows a fit sees: ``X``, ``y``, their ``weights`` (or None) and,
+    for a ranking, one query id per row (the rows of a query consecutive)."""
 
-    def __init__(self, X, y, queries=None, cancel=None):
-        self.X, self.y, self.queries, self.cancel = X, y, queries, cancel
+    def __init__(self, X, y, queries=None, weights=None, cancel=None):
+        self.X, self.y, self.queries, self.weights = X, y, queries, weights
+        self.cancel = cancel
+
+    def take(self, rows, cancel=None) -> _Rows:
+        """The ``rows`` (indices or a slice) of these, stopped by ``cancel``."""
+        return _Rows(
+            self.X[rows],
+            self.y[rows],
+            _part(self.queries, rows),
+            _part(self.weights, rows),
+            cancel,
+        )
+
+    def score(self, score, model, X=None) -> float:
+        """``score`` (the CV's) of ``model`` on these rows (on ``X``, some
+        of their columns, when given)."""
+        X = self.X if X is None else X
+        return score(model, X, self.y, self.queries, self.weights)
 
     def fit(self, model, X=None):
         """``model`` fitted on these rows (on ``X``, some of their columns,
@@ -580,9 +602,10 @@ class _Rows:
             cancelled = self.cancel.is_set
             model.set_params(callbacks=[*(callbacks or ()), lambda report: cancelled()])
         if self.queries is None:
-            model.fit(X, self.y)
+            model.fit(X, self.y, sample_weight=self.weights)
         else:
-            model.fit(X, self.y, group=_cv.query_sizes(self.queries))
+            sizes = _cv.query_sizes(self.queries)
+            model.fit(X, self.y, group=sizes, sample_weight=self.weights)
         # The returned model keeps the caller's callbacks only (it may be
         # kept, and pickled).
         model.set_params(callbacks=callbacks)
@@ -612,10 +635,7 @@ class _Rows:
             )
             in_held = np.isin(self.queries, held_ids)
             kept, held = np.flatnonzero(~in_held), np.flatnonzero(in_held)
-        return self._rows(np.sort(kept)), self._rows(np.sort(held))
-
-    def _rows(self, rows) -> _Rows:
-        return _Rows(self.X[rows], self.y[rows], _part(self.queries, rows), self.cancel)
+        return self.take(np.sort(kept), self.cancel), self.take(np.sort(held), self.cancel)
 
     def half(self, rng) -> _Rows:
         """Half the rows, or half the queries of a ranking, drawn by ``rng``."""
@@ -626,7 +646,7 @@ class _Rows:
             ids = np.unique(self.queries)
             kept = rng.choice(ids, size=max(ids.size // 2, 1), replace=False)
             rows = np.flatnonzero(np.isin(self.queries, kept))
-        return self._rows(rows)
+        return self.take(rows, self.cancel)
 
 
 def _permutation_drops(model, held, features, score, rng, repeats: int) -> np.ndarray:
@@ -635,13 +655,13 @@ def _permutation_drops(model, held, features, score, rng, repeats: int) -> np.nd
     drops = np.zeros(len(features))
     if held is None:
         return drops
-    base = score(model, held.X, held.y, held.queries)
+    base = held.score(score, model)
     if not np.isfinite(base):  # e.g. AUC (NaN) on rows of one class
         return drops
     for i, feature in enumerate(features):
         for _ in range(repeats):
             shuffled = _shuffle_column(held.X, feature, rng.permutation(held.y.size))
-            drops[i] += base - score(model, shuffled, held.y, held.queries)
+            drops[i] += base - held.score(score, model, shuffled)
     return drops / repeats
 
 
