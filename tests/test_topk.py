@@ -53,6 +53,32 @@ def test_default_estimator_is_the_plain_gbdt_for_the_target(synthetic_classifica
     assert regressor.estimator_.penalty == "none"
 
 
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [
+        # A count held as floats: scikit-learn's type_of_target calls it 40
+        # classes; it is a regression target.
+        (lambda z: np.round(20 + 5 * z).astype(float), SparseBoostRegressor),
+        (lambda z: (z > 0).astype(float), SparseBoostClassifier),  # 0./1.
+        (lambda z: np.digitize(z, [-1, 0, 1]).astype(float) - 1.0, SparseBoostClassifier),
+        (lambda z: np.round(20 + 5 * z).astype(int), SparseBoostClassifier),  # ints: labels
+        (lambda z: np.where(z > 0, "yes", "no"), SparseBoostClassifier),
+    ],
+)
+def test_which_targets_are_class_labels(values, kind):
+    from sparseboost import SparseBoostSelector, SparseBoostSelectorCV
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 4))
+    y = values(X[:, 1])
+    assert (np.unique(y).size > 10) == (kind is SparseBoostRegressor or y.dtype == int)
+    assert type(TopKSelector(n_features_to_select=2).fit(X, y).estimator_) is kind
+    assert type(SparseBoostSelector().fit(X, y).estimator_) is kind
+    if kind is SparseBoostRegressor:  # (40 classes would be a slow CV)
+        cv = SparseBoostSelectorCV(max_selected_features=1, cv=2, order="entry")
+        assert type(cv.fit(X, y).estimator_) is kind
+
+
 def test_any_estimator_with_feature_importances(synthetic_regression, synthetic_classification):
     X, y, _, _ = synthetic_regression
     forest = RandomForestRegressor(n_estimators=20, max_depth=6, random_state=0)

@@ -12,6 +12,12 @@ from ._param_spec import (
     TWO_PASS,
     Param,
 )
+from ._validation import MAX_INTEGER_CLASSES
+
+# What "class labels" means where a selector picks its booster from y.
+LABELS = f""" Class labels are what scikit-learn's ``type_of_target`` calls
+        binary or multiclass, except floats of more than {MAX_INTEGER_CLASSES} distinct
+        values: a count held as floats."""
 
 SELECTOR_PARAMS = (
     # -- the forests ----------------------------------------------------
@@ -151,7 +157,8 @@ SELECTOR_PARAMS = (
         ``max_selected_features`` set to this selector's). Its other parameters
         are also those of the refits, with ``penalty="none"``. None picks
         ``SparseBoostClassifier(mu="0.05*mu_max")`` for class labels and
-        ``SparseBoostRegressor(mu="0.05*mu_max")`` otherwise.""",
+        ``SparseBoostRegressor(mu="0.05*mu_max")`` otherwise."""
+        + LABELS,
         SELECTOR_CV,
     ),
     Param(
@@ -286,7 +293,8 @@ SELECTOR_PARAMS = (
         None,
         "",
         """The booster to fit (cloned). None picks ``SparseBoostClassifier()`` for
-        class labels and ``SparseBoostRegressor()`` otherwise.""",
+        class labels and ``SparseBoostRegressor()`` otherwise."""
+        + LABELS,
         SELECTOR,
     ),
     Param(
@@ -298,7 +306,8 @@ SELECTOR_PARAMS = (
         any scikit-learn estimator with ``feature_importances_`` (a random
         forest, for example). None picks ``SparseBoostClassifier(penalty="none")``
         for class labels and ``SparseBoostRegressor(penalty="none")`` otherwise,
-        the plain GBDT.""",
+        the plain GBDT."""
+        + LABELS,
         TOP_K,
     ),
     Param(

@@ -61,6 +61,13 @@ def naming(arg: str):
         raise kind(f"{arg}: {e}") from e
 
 
+# A numeric target with at most this many distinct integer values is taken
+# as class labels (-1/+1, 0..9 digits); more is a count or a measurement.
+# The estimators apply it to floats only (ints and text are labels, as in
+# scikit-learn); the main job, which reads every number from text, to all.
+MAX_INTEGER_CLASSES = 10
+
+
 def _as_array(values, arg: str):
     """Lists and other sequences as a numpy array; ragged ones rejected."""
     if values is None or sp.issparse(values) or isinstance(values, np.ndarray):

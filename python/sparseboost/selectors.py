@@ -15,7 +15,7 @@ from ._base import (
     feature_costs_array,
 )
 from ._params import document
-from ._validation import check_X, naming
+from ._validation import MAX_INTEGER_CLASSES, check_X, naming
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 
 
@@ -47,9 +47,15 @@ def with_categorical(estimator, selector, columns=None):
 
 def default_booster(y, **params):
     """``SparseBoostClassifier(**params)`` for class labels,
-    ``SparseBoostRegressor(**params)`` otherwise."""
+    ``SparseBoostRegressor(**params)`` otherwise. Labels are as scikit-learn's
+    ``type_of_target`` says, except floats of more than
+    ``MAX_INTEGER_CLASSES`` distinct integer values: a count held as floats
+    (scikit-learn would call it hundreds of classes)."""
     with naming("y"):
         is_labels = type_of_target(y) in ("binary", "multiclass")
+        values = np.asarray(y)
+        if is_labels and values.dtype.kind == "f":
+            is_labels = np.unique(values).size <= MAX_INTEGER_CLASSES
     return (SparseBoostClassifier if is_labels else SparseBoostRegressor)(**params)
 
 

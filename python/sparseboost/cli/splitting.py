@@ -8,11 +8,8 @@ import dataclasses
 
 import numpy as np
 
+from .._validation import MAX_INTEGER_CLASSES
 from .errors import CliError
-
-# A numeric target with at most this many distinct integer values is taken
-# as class labels (-1/+1, 0..9 digits); more is a count or a measurement.
-MAX_INTEGER_CLASSES = 10
 
 
 def resolve_task(task: str, y, has_groups: bool) -> str:
