@@ -488,6 +488,20 @@ def test_dask_multitask_is_the_single_machine_multitask_fit(client, kind, tmp_pa
     np.testing.assert_array_equal(loaded.predict(X, task), local.predict(X, task))
 
 
+def test_one_task_label_for_every_row_is_that_label(client):
+    # A label given once for all rows: "ab" was made an array of "a"
+    # (da.full took the dtype of its first character).
+    X, y, task = _tasks_problem(n=300)
+    task = np.where(task == "a", "ab", task)
+    dX = da.from_array(X, chunks=100)
+    est = DaskMultiTaskSparseBoostRegressor(client=client, n_estimators=5, random_state=0)
+    est.fit(dX, da.from_array(y, chunks=100), task)
+    local = est.to_local()
+    for label in ("ab", "b"):
+        np.testing.assert_array_equal(est.predict(dX, label).compute(), local.predict(X, label))
+    assert not np.array_equal(local.predict(X, "ab"), local.predict(X, "b"))
+
+
 def test_dask_multitask_bad_input_is_a_clear_error(client):
     X, y, task = _tasks_problem(n=300)
     dX, dy = da.from_array(X, chunks=100), da.from_array(y, chunks=100)

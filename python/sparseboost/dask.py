@@ -753,17 +753,21 @@ class _DaskMultiTask(_DaskFit):
         if not isinstance(X, (da.Array, dd.DataFrame)):
             return getattr(local, method)(X, _computed(task))
         X = _predict_matrix(local, X)
-        if np.ndim(task) == 0 and not isinstance(task, da.Array):
-            task = da.full(X.shape[0], task, chunks=(X.chunks[0],))
-        task = _as_dask_vector(task, "task", X.chunks[0])
-
         out = getattr(local, method)(np.zeros((1, X.shape[1]), dtype=X.dtype), local.tasks_[:1])
         meta = np.empty((0,) * out.ndim, dtype=out.dtype)
-        block = _empty_blocks_too(lambda x, t: getattr(local, method)(x, t[:, 0]), out)
+        if np.ndim(task) == 0 and not isinstance(task, da.Array):
+            # One label for every row goes to each block as it is (an array
+            # of it would take a dtype of its own: da.full cut "ab" to "a").
+            block = _empty_blocks_too(lambda x: getattr(local, method)(x, task), out)
+            blocks = (X,)
+        else:
+            task = _as_dask_vector(task, "task", X.chunks[0])
+            block = _empty_blocks_too(lambda x, t: getattr(local, method)(x, t[:, 0]), out)
+            blocks = (X, task[:, None])
         if shape_after:
             chunks = (X.chunks[0], (out.shape[1],))
-            return da.map_blocks(block, X, task[:, None], chunks=chunks, meta=meta)
-        return da.map_blocks(block, X, task[:, None], drop_axis=1, meta=meta)
+            return da.map_blocks(block, *blocks, chunks=chunks, meta=meta)
+        return da.map_blocks(block, *blocks, drop_axis=1, meta=meta)
 
     def predict(self, X, task):
         """Predictions: a Dask array mapped over ``X``'s row chunks with
