@@ -330,6 +330,17 @@ def test_unsupported_settings_and_bad_input_are_clear_errors(client):
     bad[7, 2] = np.inf
     with pytest.raises(ValueError, match="inf"):
         DaskSparseBoostRegressor(client=client).fit(da.from_array(bad, chunks=(100, 8)), dy)
+    # What the single machine refuses, not cast in a worker (the complex
+    # part dropped, "1.5" read as a number).
+    regressor = DaskSparseBoostRegressor(client=client, n_estimators=2)
+    for name, args in (
+        ("X", (da.from_array(X + 1j, chunks=(100, 8)), dy)),
+        ("X", (da.from_array(X.astype(str), chunks=(100, 8)), dy)),
+        ("y", (dX, da.from_array(y.astype(str), chunks=100))),
+        ("sample_weight", (dX, dy, da.from_array(np.full(300, "1.0"), chunks=100))),
+    ):
+        with pytest.raises(ValueError, match=f"{name} must hold (real )?numbers"):
+            regressor.fit(*args)
 
 
 @pytest.mark.timeout(120)

@@ -123,6 +123,10 @@ def _reject_non_numbers(values, arg: str, *, labels: bool = False, sparse_ok: bo
                 )
         return
     kind = getattr(getattr(values, "dtype", None), "kind", None)
+    if kind == "c":  # (scikit-learn's checks look for its words)
+        raise ValueError(
+            f"Complex data not supported: {arg} must hold real numbers (dtype {values.dtype})"
+        )
     if kind in _NOT_NUMBERS and not (labels and kind == "U"):
         raise ValueError(
             f"{arg} must hold numbers, got {_NOT_NUMBERS[kind]} (dtype {values.dtype})"

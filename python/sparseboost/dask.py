@@ -48,7 +48,7 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted
 from . import _core, _multitask_tuning, _training
 from ._params import document
 from ._matrix import engine_matrix
-from ._validation import check_labels_sortable, check_target, naming
+from ._validation import _reject_non_numbers, check_labels_sortable, check_target, naming
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 from .multitask import (
     MultiTaskSparseBoostClassifier,
@@ -162,6 +162,9 @@ def _as_dask_matrix(X):
         )
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
+    # As the single machine refuses them, rather than astype in a worker
+    # (complex parts dropped, "1.5" read as 1.5).
+    _reject_non_numbers(X, "X")
     if any(np.isnan(c) for c in X.chunks[0]):
         X = X.compute_chunk_sizes()
     return X.rechunk({1: -1}), names
@@ -302,7 +305,9 @@ class _DaskFit:
         y = _as_dask_vector(y, "y", X.chunks[0])
         w = None
         if sample_weight is not None:
-            w = _as_dask_vector(sample_weight, "sample_weight", X.chunks[0]).astype(np.float64)
+            w = _as_dask_vector(sample_weight, "sample_weight", X.chunks[0])
+            _reject_non_numbers(w, "sample_weight")
+            w = w.astype(np.float64)
         self.n_features_in_ = d
         if names is not None:
             self.feature_names_in_ = names
@@ -412,6 +417,7 @@ class _DaskFit:
         return self._encode_dask_target(y), None
 
     def _encode_dask_target(self, y):
+        _reject_non_numbers(y, "y")
         return y.astype(np.float64)
 
     def _check_init(self, init_model):
