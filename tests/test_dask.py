@@ -499,6 +499,28 @@ def test_dask_multitask_is_the_single_machine_multitask_fit(client, kind, tmp_pa
     np.testing.assert_array_equal(loaded.predict(X, task), local.predict(X, task))
 
 
+def test_nullable_dataframe_columns_are_missing_values_as_on_one_machine(client):
+    # Int64 and Float64 columns holding pd.NA reach the workers as objects.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    n = 300
+    frame = pd.DataFrame(
+        {
+            "a": pd.array(np.where(np.arange(n) % 7 == 0, None, np.arange(n)), dtype="Int64"),
+            "b": pd.array(np.where(np.arange(n) % 5 == 0, None, rng.random(n)), dtype="Float64"),
+            "c": rng.random(n),
+        }
+    )
+    y = rng.random(n) + (frame["c"].to_numpy() > 0.5) + (frame["b"].isna().to_numpy())
+    local = SparseBoostRegressor(n_estimators=5, random_state=0).fit(frame, y)
+    est = DaskSparseBoostRegressor(client=client, n_estimators=5, random_state=0)
+    est.fit(dd.from_pandas(frame, npartitions=3), da.from_array(y, chunks=100))
+    np.testing.assert_allclose(est.to_local().predict(frame), local.predict(frame), atol=1e-9)
+    np.testing.assert_allclose(
+        est.predict(dd.from_pandas(frame, npartitions=3)).compute(), local.predict(frame), atol=1e-9
+    )
+
+
 def test_one_task_label_for_every_row_is_that_label(client):
     # A label given once for all rows: "ab" was made an array of "a"
     # (da.full took the dtype of its first character).

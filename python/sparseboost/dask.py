@@ -48,7 +48,13 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted
 from . import _core, _multitask_tuning, _training
 from ._params import document
 from ._matrix import engine_matrix
-from ._validation import _reject_non_numbers, check_labels_sortable, check_target, naming
+from ._validation import (
+    _missing_as_nan,
+    _reject_non_numbers,
+    check_labels_sortable,
+    check_target,
+    naming,
+)
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 from .multitask import (
     MultiTaskSparseBoostClassifier,
@@ -111,7 +117,9 @@ def _worker_threads():
 
 
 def _float_array(part):
-    part = np.asarray(part)
+    # A DataFrame's nullable columns come as objects holding pd.NA, which
+    # is missing (NaN), as on one machine.
+    part = _missing_as_nan(np.asarray(part))
     if part.dtype not in (np.float32, np.float64):
         try:
             part = part.astype(np.float64)
