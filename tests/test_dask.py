@@ -521,6 +521,22 @@ def test_nullable_dataframe_columns_are_missing_values_as_on_one_machine(client)
     )
 
 
+@pytest.mark.parametrize("categories", [[0, 1, 2], ["lo", "mid", "hi"]])
+def test_labels_in_a_categorical_dask_series_are_the_single_machines(client, categories):
+    # to_dask_array makes a categorical Series objects: int categories were
+    # then labels of "unknown" type.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.random((400, 5))
+    labels = pd.Series(pd.Categorical(np.asarray(categories)[np.digitize(X[:, 1], [0.3, 0.6])]))
+    local = SparseBoostClassifier(n_estimators=5, random_state=0).fit(X, labels)
+    est = DaskSparseBoostClassifier(client=client, n_estimators=5, random_state=0)
+    est.fit(da.from_array(X, chunks=(100, 5)), dd.from_pandas(labels, npartitions=4))
+    np.testing.assert_array_equal(est.classes_, local.classes_)
+    assert est.classes_.dtype == local.classes_.dtype
+    np.testing.assert_allclose(est.to_local().predict_proba(X), local.predict_proba(X), atol=1e-9)
+
+
 def test_one_task_label_for_every_row_is_that_label(client):
     # A label given once for all rows: "ab" was made an array of "a"
     # (da.full took the dtype of its first character).

@@ -184,6 +184,13 @@ def _as_dask_vector(v, arg, row_chunks):
     import dask.dataframe as dd
 
     if isinstance(v, (dd.Series, dd.DataFrame)):
+        if _is_categorical(getattr(v, "dtype", None)):
+            # Its values as np.asarray gives a pandas Series of them on one
+            # machine (ints stay ints); to_dask_array would make objects.
+            import pandas as pd
+
+            meta = pd.Series(np.asarray(v._meta), name=v.name)
+            v = v.map_partitions(lambda s: pd.Series(np.asarray(s), index=s.index), meta=meta)
         v = v.to_dask_array(lengths=True)
     elif not isinstance(v, da.Array):
         v = da.from_array(np.asarray(v), chunks=-1)
@@ -197,6 +204,12 @@ def _as_dask_vector(v, arg, row_chunks):
     if v.shape[0] != n:
         raise ValueError(f"{arg} has {v.shape[0]} values but X has {n} rows")
     return v.rechunk((row_chunks,))
+
+
+def _is_categorical(dtype) -> bool:
+    import pandas as pd
+
+    return isinstance(dtype, pd.CategoricalDtype)
 
 
 def _query_chunks(row_chunks, group):
