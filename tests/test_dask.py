@@ -537,7 +537,7 @@ def test_labels_in_a_categorical_dask_series_are_the_single_machines(client, cat
     np.testing.assert_allclose(est.to_local().predict_proba(X), local.predict_proba(X), atol=1e-9)
 
 
-def test_one_task_label_for_every_row_is_that_label(client):
+def test_one_task_label_for_every_row_is_that_label_and_transform_takes_none(client):
     # A label given once for all rows: "ab" was made an array of "a"
     # (da.full took the dtype of its first character).
     X, y, task = _tasks_problem(n=300)
@@ -549,6 +549,9 @@ def test_one_task_label_for_every_row_is_that_label(client):
     for label in ("ab", "b"):
         np.testing.assert_array_equal(est.predict(dX, label).compute(), local.predict(X, label))
     assert not np.array_equal(local.predict(X, "ab"), local.predict(X, "b"))
+    # transform takes no task (it was given one, and raised TypeError).
+    np.testing.assert_array_equal(est.transform(dX).compute(), local.transform(X))
+    assert local.transform(X).shape[1] == est.selected_features_.size > 0
 
 
 def test_dask_multitask_bad_input_is_a_clear_error(client):

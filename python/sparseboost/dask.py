@@ -486,24 +486,36 @@ class _DaskFit:
         fitted = [n for n in vars(self) if n.endswith("_") and not n.startswith("__")]
         return self._local_copy(self._model, fitted)
 
-    def _map_rows(self, X, method, shape_after):
+    def _map_rows(self, X, method, shape_after, *task):
         """``method`` of the local estimator over every row chunk of a Dask
-        ``X`` (a NumPy or SciPy ``X`` is predicted here)."""
+        ``X`` (a NumPy or SciPy ``X`` is predicted here). A multitask
+        prediction's ``task``: each row's label (Dask or NumPy, chunked here
+        as ``X``), or one label for every row."""
         import dask.array as da
         import dask.dataframe as dd
 
         local = self.to_local()
+        call = getattr(local, method)
         if not isinstance(X, (da.Array, dd.DataFrame)):
-            return getattr(local, method)(X)
+            return call(X, *(_computed(t) for t in task))
         X = _predict_matrix(local, X)
-        out = getattr(local, method)(np.zeros((1, X.shape[1]), dtype=X.dtype))
+        one_row = np.zeros((1, X.shape[1]), dtype=X.dtype)
+        out = call(one_row, *((local.tasks_[:1],) if task else ()))
         # `meta` keeps Dask from calling the model on an empty 0 x 0 block.
         meta = np.empty((0,) * out.ndim, dtype=out.dtype)
-        block = _empty_blocks_too(getattr(local, method), out)
+        if not task or (np.ndim(task[0]) == 0 and not isinstance(task[0], da.Array)):
+            # One label for every row goes to each block as it is (an array
+            # of it would take a dtype of its own: da.full cut "ab" to "a").
+            block = _empty_blocks_too(lambda x: call(x, *task), out)
+            blocks = (X,)
+        else:
+            rows = _as_dask_vector(task[0], "task", X.chunks[0])
+            block = _empty_blocks_too(lambda x, t: call(x, t[:, 0]), out)
+            blocks = (X, rows[:, None])
         if shape_after:
             chunks = (X.chunks[0], (out.shape[1],))
-            return X.map_blocks(block, chunks=chunks, meta=meta)
-        return X.map_blocks(block, drop_axis=1, meta=meta)
+            return da.map_blocks(block, *blocks, chunks=chunks, meta=meta)
+        return da.map_blocks(block, *blocks, drop_axis=1, meta=meta)
 
     def predict(self, X):
         """Predictions: a Dask array mapped over ``X``'s row chunks."""
@@ -769,32 +781,6 @@ class _DaskMultiTask(_DaskFit):
 
     def _check_init(self, init_model):
         return None
-
-    def _map_rows(self, X, method, shape_after, task=None):
-        """``method(X, task)`` of the local estimator over every row chunk
-        of a Dask ``X`` with its rows' tasks."""
-        import dask.array as da
-        import dask.dataframe as dd
-
-        local = self.to_local()
-        if not isinstance(X, (da.Array, dd.DataFrame)):
-            return getattr(local, method)(X, _computed(task))
-        X = _predict_matrix(local, X)
-        out = getattr(local, method)(np.zeros((1, X.shape[1]), dtype=X.dtype), local.tasks_[:1])
-        meta = np.empty((0,) * out.ndim, dtype=out.dtype)
-        if np.ndim(task) == 0 and not isinstance(task, da.Array):
-            # One label for every row goes to each block as it is (an array
-            # of it would take a dtype of its own: da.full cut "ab" to "a").
-            block = _empty_blocks_too(lambda x: getattr(local, method)(x, task), out)
-            blocks = (X,)
-        else:
-            task = _as_dask_vector(task, "task", X.chunks[0])
-            block = _empty_blocks_too(lambda x, t: getattr(local, method)(x, t[:, 0]), out)
-            blocks = (X, task[:, None])
-        if shape_after:
-            chunks = (X.chunks[0], (out.shape[1],))
-            return da.map_blocks(block, *blocks, chunks=chunks, meta=meta)
-        return da.map_blocks(block, *blocks, drop_axis=1, meta=meta)
 
     def predict(self, X, task):
         """Predictions: a Dask array mapped over ``X``'s row chunks with
