@@ -537,6 +537,29 @@ def test_labels_in_a_categorical_dask_series_are_the_single_machines(client, cat
     np.testing.assert_allclose(est.to_local().predict_proba(X), local.predict_proba(X), atol=1e-9)
 
 
+def test_a_dask_dataframe_eval_set_keeps_its_column_names(client):
+    # It was computed to an array: reordered columns were scored silently.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    names = [f"c{i}" for i in range(6)]
+    frame = pd.DataFrame(rng.random((400, 6)), columns=names)
+    held = pd.DataFrame(rng.random((200, 6)), columns=names)
+    y = 3 * frame["c1"].to_numpy() - 2 * frame["c4"].to_numpy()
+    y_held = 3 * held["c1"].to_numpy() - 2 * held["c4"].to_numpy()
+    est = DaskSparseBoostRegressor(client=client, n_estimators=5, random_state=0)
+    train = (dd.from_pandas(frame, npartitions=2), da.from_array(y, chunks=200))
+    with pytest.raises(ValueError, match="eval_set\\[0\\]: X: The feature names should match"):
+        est.fit(*train, eval_set=[(dd.from_pandas(held[names[::-1]], npartitions=2), y_held)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no "X does not have valid feature names")
+        est.fit(*train, eval_set=[(dd.from_pandas(held, npartitions=2), y_held)])
+    local = SparseBoostRegressor(n_estimators=5, random_state=0)
+    local.fit(frame, y, eval_set=[(held, y_held)])
+    np.testing.assert_allclose(
+        est.evals_result_["validation_0"]["rmse"], local.evals_result_["validation_0"]["rmse"]
+    )
+
+
 def test_one_task_label_for_every_row_is_that_label_and_transform_takes_none(client):
     # A label given once for all rows: "ab" was made an array of "a"
     # (da.full took the dtype of its first character).
