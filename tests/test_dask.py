@@ -560,6 +560,46 @@ def test_a_dask_dataframe_eval_set_keeps_its_column_names(client):
     )
 
 
+def test_frame_names_timeout_weights_clone_and_pickle_as_on_one_machine(client):
+    pd = pytest.importorskip("pandas")
+    from sklearn.base import clone
+
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 3))
+    y = X[:, 0] + 0.1 * rng.random(300)
+    dy = da.from_array(y, chunks=150)
+    est = DaskSparseBoostRegressor(client=client, n_estimators=3, random_state=0)
+    # Column names as scikit-learn reads a pandas frame's (they were str()-ed).
+    with pytest.raises(ValueError, match="X: Expected unique column names"):
+        est.fit(dd.from_pandas(pd.DataFrame(X, columns=["a", "a", "c"]), npartitions=2), dy)
+    with pytest.raises(TypeError, match="string names"):
+        est.fit(dd.from_pandas(pd.DataFrame(X, columns=["a", 1, "c"]), npartitions=2), dy)
+    numbered = dd.from_pandas(pd.DataFrame(X), npartitions=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # ("X does not have valid feature names")
+        est.fit(numbered, dy)
+        assert not hasattr(est, "feature_names_in_")
+        est.predict(numbered).compute()
+    # timeout: named, not a distributed parsing error.
+    for bad in (-1, 0, "x", float("nan"), True):
+        with pytest.raises(ValueError, match="timeout must be None"):
+            DaskSparseBoostRegressor(client=client, timeout=bad).fit(numbered, dy)
+    # A number is every row's weight.
+    dX = da.from_array(X, chunks=(150, 3))
+    scalar = clone(est).fit(dX, dy, sample_weight=2.0)
+    rows = clone(est).fit(dX, dy, sample_weight=da.full(300, 2.0, chunks=150))
+    assert scalar._model.to_json() == rows._model.to_json()
+    with pytest.raises(ValueError, match="sample_weight"):
+        clone(est).fit(dX, dy, sample_weight=-1.0)
+    # With client=: clone shares it; pickling drops it (the default client then).
+    copy = clone(est)
+    assert copy.client is client and copy.get_params()["n_estimators"] == 3
+    assert not hasattr(copy, "_model")
+    restored = pickle.loads(pickle.dumps(scalar))
+    assert restored.client is None
+    np.testing.assert_array_equal(restored.predict(X), scalar.predict(X))
+
+
 def test_one_task_label_for_every_row_is_that_label_and_transform_takes_none(client):
     # A label given once for all rows: "ab" was made an array of "a"
     # (da.full took the dtype of its first character).

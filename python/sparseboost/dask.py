@@ -39,10 +39,12 @@ workers.
 from __future__ import annotations
 
 import asyncio
+import numbers
 import time
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 from . import _core, _multitask_tuning, _training
@@ -52,6 +54,7 @@ from ._validation import (
     _missing_as_nan,
     _reject_non_numbers,
     check_labels_sortable,
+    check_sample_weight,
     check_target,
     naming,
 )
@@ -155,13 +158,14 @@ def _refuse_categorical(spec, X) -> None:
 
 def _as_dask_matrix(X):
     """X as a 2-D Dask array with known chunk sizes and one chunk of
-    columns, and its column names (DataFrames) or None."""
+    columns, and (a DataFrame's) an empty pandas frame of its columns, or
+    None."""
     import dask.array as da
     import dask.dataframe as dd
 
-    names = None
+    frame = None
     if isinstance(X, dd.DataFrame):
-        names = np.asarray([str(c) for c in X.columns], dtype=object)
+        frame = X._meta  # (an empty pandas frame of its columns)
         X = X.to_dask_array(lengths=True)
     if not isinstance(X, da.Array):
         raise TypeError(
@@ -175,7 +179,7 @@ def _as_dask_matrix(X):
     _reject_non_numbers(X, "X")
     if any(np.isnan(c) for c in X.chunks[0]):
         X = X.compute_chunk_sizes()
-    return X.rechunk({1: -1}), names
+    return X.rechunk({1: -1}), frame
 
 
 def _as_dask_vector(v, arg, row_chunks):
@@ -204,6 +208,15 @@ def _as_dask_vector(v, arg, row_chunks):
     if v.shape[0] != n:
         raise ValueError(f"{arg} has {v.shape[0]} values but X has {n} rows")
     return v.rechunk((row_chunks,))
+
+
+def _check_timeout(timeout) -> None:
+    """``timeout``: None or a number of seconds > 0."""
+    number = isinstance(timeout, numbers.Real) and not isinstance(timeout, (bool, np.bool_))
+    if timeout is not None and not (number and 0 < timeout < np.inf):
+        raise ValueError(
+            f"timeout must be None (no limit) or a number of seconds > 0, got {timeout!r}"
+        )
 
 
 def _is_categorical(dtype) -> bool:
@@ -300,6 +313,18 @@ class _DaskFit:
     def _get_param_names(cls):
         return sorted(set(cls._local_class._get_param_names()) | {"client", "timeout"})
 
+    def __sklearn_clone__(self):
+        # scikit-learn's clone deep-copies parameters, and a Client cannot
+        # be copied: the clone shares this one, as GridSearchCV's fits would.
+        params = self.get_params(deep=False)
+        client = params.pop("client")
+        return type(self)(client=client, **{k: clone(v, safe=False) for k, v in params.items()})
+
+    def __getstate__(self):
+        # A Client holds a connection and does not pickle: the unpickled
+        # estimator uses the default client (as LightGBM's Dask estimators).
+        return {**super().__getstate__(), "client": None}
+
     def _dask_fit(
         self,
         X,
@@ -312,12 +337,14 @@ class _DaskFit:
         init_model,
         task=None,
     ):
+        import dask.array as da
         from distributed import default_client, wait
 
         _training.check_early_stopping(self)
+        _check_timeout(self.timeout)
         _refuse_categorical(self.categorical_features, X)
         client = self.client if self.client is not None else default_client()
-        X, names = _as_dask_matrix(X)
+        X, frame = _as_dask_matrix(X)
         n, d = X.shape
         if self._ranking:
             group = _training.check_group(group, n)
@@ -326,14 +353,18 @@ class _DaskFit:
         y = _as_dask_vector(y, "y", X.chunks[0])
         w = None
         if sample_weight is not None:
+            if np.ndim(sample_weight) == 0 and not isinstance(sample_weight, da.Array):
+                # A number is every row's weight, as on one machine.
+                weight = check_sample_weight(sample_weight, np.empty((1, 1)))[0]
+                sample_weight = da.full(n, weight, chunks=(X.chunks[0],), dtype=np.float64)
             w = _as_dask_vector(sample_weight, "sample_weight", X.chunks[0])
             _reject_non_numbers(w, "sample_weight")
             w = w.astype(np.float64)
         self.n_features_in_ = d
-        if names is not None:
-            self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        # The names as scikit-learn reads a pandas frame's (strings only;
+        # duplicates and mixed kinds refused), or none.
+        with naming("X"):
+            _check_feature_names(self, frame, reset=True)
         y, task = self._encode_dask_targets(y, task, w)
         params = self._engine_params()
         evals = self._eval_sets(eval_set, eval_sample_weight, eval_group)
