@@ -22,6 +22,7 @@ dd = pytest.importorskip("dask.dataframe")
 
 import dask  # noqa: E402
 from distributed import Client, LocalCluster, wait  # noqa: E402
+from sklearn.exceptions import NotFittedError  # noqa: E402
 from sparseboost import (  # noqa: E402
     MultiTaskSparseBoostClassifier,
     MultiTaskSparseBoostRegressor,
@@ -598,6 +599,15 @@ def test_frame_names_timeout_weights_clone_and_pickle_as_on_one_machine(client):
     restored = pickle.loads(pickle.dumps(scalar))
     assert restored.client is None
     np.testing.assert_array_equal(restored.predict(X), scalar.predict(X))
+    # A failed refit leaves no model behind (the old one answered under the
+    # failed call's n_features_in_ and names).
+    with pytest.raises(ValueError, match="y contains a non-finite value"):
+        scalar.fit(dX, da.from_array(np.r_[np.nan, y[1:]], chunks=150))
+    with pytest.raises(NotFittedError):
+        scalar.predict(X)
+    # A resume from the estimator's own model still has it.
+    rows.set_params(n_estimators=5).fit(dX, dy, init_model=rows)  # (rounds in all)
+    assert rows.n_trees_ == 5
 
 
 def test_one_task_label_for_every_row_is_that_label_and_transform_takes_none(client):

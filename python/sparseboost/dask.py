@@ -340,6 +340,12 @@ class _DaskFit:
         import dask.array as da
         from distributed import default_client, wait
 
+        # A failed refit leaves an unfitted estimator, as on one machine
+        # (not the old model under the new call's n_features_in_ and names);
+        # a resume from this estimator's own model keeps a copy of it.
+        if init_model is self and hasattr(self, "_model"):
+            init_model = self.to_local()
+        self.__dict__.pop("_model", None)
         _training.check_early_stopping(self)
         _check_timeout(self.timeout)
         _refuse_categorical(self.categorical_features, X)
