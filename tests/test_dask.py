@@ -522,14 +522,22 @@ def test_nullable_dataframe_columns_are_missing_values_as_on_one_machine(client)
     )
 
 
-@pytest.mark.parametrize("categories", [[0, 1, 2], ["lo", "mid", "hi"]])
-def test_labels_in_a_categorical_dask_series_are_the_single_machines(client, categories):
-    # to_dask_array makes a categorical Series objects: int categories were
-    # then labels of "unknown" type.
+@pytest.mark.parametrize(
+    ("categories", "dtype"),
+    [
+        ([0, 1, 2], "category"),
+        (["lo", "mid", "hi"], "category"),
+        ([0, 1, 2], "Int64"),
+        ([False, True, True], "boolean"),
+    ],
+)
+def test_labels_in_a_pandas_dtype_dask_series_are_the_single_machines(client, categories, dtype):
+    # to_dask_array makes a categorical, Int64 or boolean Series objects:
+    # ints and bools were then labels of "unknown" type.
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(0)
     X = rng.random((400, 5))
-    labels = pd.Series(pd.Categorical(np.asarray(categories)[np.digitize(X[:, 1], [0.3, 0.6])]))
+    labels = pd.Series(np.asarray(categories)[np.digitize(X[:, 1], [0.3, 0.6])], dtype=dtype)
     local = SparseBoostClassifier(n_estimators=5, random_state=0).fit(X, labels)
     est = DaskSparseBoostClassifier(client=client, n_estimators=5, random_state=0)
     est.fit(da.from_array(X, chunks=(100, 5)), dd.from_pandas(labels, npartitions=4))

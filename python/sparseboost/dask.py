@@ -45,12 +45,13 @@ import time
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.utils.validation import _check_feature_names, check_is_fitted
+from sklearn.utils.validation import _check_feature_names, check_is_fitted, column_or_1d
 
 from . import _core, _multitask_tuning, _training
 from ._params import document
 from ._matrix import engine_matrix
 from ._validation import (
+    _as_array,
     _missing_as_nan,
     _reject_non_numbers,
     check_labels_sortable,
@@ -188,13 +189,16 @@ def _as_dask_vector(v, arg, row_chunks):
     import dask.dataframe as dd
 
     if isinstance(v, (dd.Series, dd.DataFrame)):
-        if _is_categorical(getattr(v, "dtype", None)):
-            # Its values as np.asarray gives a pandas Series of them on one
-            # machine (ints stay ints); to_dask_array would make objects.
+        if _is_extension(getattr(v, "dtype", None)):
+            # Its values as one machine reads a pandas Series of them (int
+            # categories as ints, Int64 and boolean as floats, as
+            # scikit-learn does); to_dask_array would make them objects.
             import pandas as pd
 
-            meta = pd.Series(np.asarray(v._meta), name=v.name)
-            v = v.map_partitions(lambda s: pd.Series(np.asarray(s), index=s.index), meta=meta)
+            def values(s):
+                return pd.Series(column_or_1d(_as_array(s, arg)), index=s.index, name=s.name)
+
+            v = v.map_partitions(values, meta=values(v._meta))
         v = v.to_dask_array(lengths=True)
     elif not isinstance(v, da.Array):
         v = da.from_array(np.asarray(v), chunks=-1)
@@ -219,10 +223,10 @@ def _check_timeout(timeout) -> None:
         )
 
 
-def _is_categorical(dtype) -> bool:
+def _is_extension(dtype) -> bool:
     import pandas as pd
 
-    return isinstance(dtype, pd.CategoricalDtype)
+    return isinstance(dtype, pd.api.extensions.ExtensionDtype)
 
 
 def _query_chunks(row_chunks, group):
