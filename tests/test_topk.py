@@ -169,3 +169,35 @@ def test_the_refit_gets_the_evaluation_sets_on_the_kept_columns():
         )
         np.testing.assert_array_equal(selector.predict(X), alone.predict(X[:, [0, 1, 5]]))
         assert selector.estimator_.best_iteration_ == alone.best_iteration_
+
+
+def test_evaluation_frames_are_checked_and_encoded_as_the_selectors_X():
+    # They went to the models as given: reordered columns were scored (and
+    # early-stopped on), string categories all read as unseen.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(1)
+
+    def frame(n):
+        city = rng.choice(["a", "b", "c", "d"], n)
+        x = rng.normal(size=(n, 3))
+        y = x[:, 0] + np.select([city == "a", city == "b"], [2.0, -2.0], 0.0)
+        return pd.DataFrame({"x0": x[:, 0], "city": city, "x1": x[:, 1], "x2": x[:, 2]}), y
+
+    X, y = frame(600)
+    X_val, y_val = frame(300)
+    booster = SparseBoostRegressor(n_estimators=60, random_state=0, penalty="none")
+    with pytest.raises(ValueError, match=r"eval_set\[0\]: X: The feature names should match"):
+        TopKSelector(booster, n_features_to_select=2).fit(
+            X, y, eval_set=[(X_val[X_val.columns[::-1]], y_val)]
+        )
+    selector = TopKSelector(booster, n_features_to_select=4, refit=False)
+    selector.fit(X, y, eval_set=[(X_val, y_val)])
+    alone = SparseBoostRegressor(**booster.get_params()).fit(X, y, eval_set=[(X_val, y_val)])
+    np.testing.assert_allclose(
+        selector.estimator_.evals_result_["validation_0"]["rmse"],
+        alone.evals_result_["validation_0"]["rmse"],
+    )
+    kept = TopKSelector(booster, n_features_to_select=2).fit(X, y, eval_set=[(X_val, y_val)])
+    assert set(kept.selected_features_) == {0, 1}
+    refit = kept.estimator_.evals_result_["validation_0"]["rmse"][-1]
+    assert refit == pytest.approx(np.sqrt(np.mean((kept.predict(X_val) - y_val) ** 2)))

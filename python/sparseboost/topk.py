@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import BaseSparseBoost, FeatureSelectorMixin
 from ._params import document
 from ._refit import RefitDelegates
-from ._validation import check_X, resolve_n_features_to_select
+from ._validation import check_X, naming, resolve_n_features_to_select
 from .selectors import default_booster, with_categorical
 
 
@@ -90,7 +90,9 @@ class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, Bas
             estimator = clone(self.estimator)
 
         # The models get plain arrays: feature names stay with the selector,
-        # which checks them in transform and predict.
+        # which checks them in transform and predict (and an eval set's).
+        if fit_params.get("eval_set") is not None:
+            fit_params = {**fit_params, "eval_set": _checked_eval_set(self, fit_params["eval_set"])}
         full = with_categorical(clone(estimator), self).fit(checked, y, **fit_params)
         if sparseboost:
             importances = full.get_feature_importance(self.importance)
@@ -127,19 +129,24 @@ class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, Bas
         return self.support_
 
 
-def _kept_columns(eval_set, support):
-    """Each evaluation set's ``X`` cut to the kept columns (by position),
-    its other members (``y``, ...) as they are."""
+def _checked_eval_set(selector, eval_set):
+    """Each evaluation set's ``X`` as the selector's own ``X`` goes to its
+    models: checked against its columns (names, order), categorical columns
+    as their codes, a plain array; its other members (``y``, ...) as they
+    are."""
     if not isinstance(eval_set, (list, tuple)):
         return eval_set  # the booster names what is wrong with it
-    kept = []
-    for entry in eval_set:
+    checked = []
+    for i, entry in enumerate(eval_set):
         if not isinstance(entry, (list, tuple)) or not entry:
             return eval_set
-        X = entry[0]
-        if hasattr(X, "iloc"):
-            X = X.iloc[:, support]
-        else:
-            X = (X if hasattr(X, "shape") else np.asarray(X))[:, support]
-        kept.append((X, *entry[1:]))
-    return kept
+        with naming(f"eval_set[{i}]"):
+            checked.append((check_X(selector, entry[0], reset=False), *entry[1:]))
+    return checked
+
+
+def _kept_columns(eval_set, support):
+    """Each (checked) evaluation set's ``X`` cut to the kept columns."""
+    if not isinstance(eval_set, list):
+        return eval_set
+    return [(X[:, support], *rest) for X, *rest in eval_set]
