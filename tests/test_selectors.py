@@ -53,3 +53,63 @@ def test_the_booster_records_the_selectors_feature_names():
         selector.transform(renamed)
     with pytest.raises(ValueError, match="feature names"):
         selector.estimator_.predict(renamed)
+
+
+def test_metadata_routing_sends_the_weights_the_booster_requests():
+    # As scikit-learn's SelectFromModel: under enable_metadata_routing the
+    # booster's set_fit_request decides (the selectors routed nothing: a
+    # Pipeline refused the weights, cross_validate dropped them silently).
+    from sklearn import config_context
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import KFold, cross_validate
+    from sklearn.pipeline import make_pipeline
+    from sparseboost import SparseBoostRegressor, SparseBoostSelectorCV, TopKSelector
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    y = 2 * X[:, 0] + X[:, 1] + rng.normal(0, 0.3, 300)
+    w = rng.uniform(0, 3, 300) * (rng.random(300) < 0.5)
+
+    def booster():
+        return SparseBoostRegressor(n_estimators=20, random_state=0)
+
+    with config_context(enable_metadata_routing=True):
+        for selector in (
+            SparseBoostSelector(booster().set_fit_request(sample_weight=True)),
+            TopKSelector(
+                booster().set_fit_request(sample_weight=True), n_features_to_select=2, refit=False
+            ),
+        ):
+            ridge = Ridge().set_fit_request(sample_weight=False)
+            folds = KFold(3)
+            result = cross_validate(
+                make_pipeline(selector, ridge),
+                X,
+                y,
+                cv=folds,
+                params={"sample_weight": w},
+                return_estimator=True,
+            )
+            for (train, _), fitted in zip(folds.split(X), result["estimator"]):
+                weighted = booster().fit(X[train], y[train], sample_weight=w[train])
+                np.testing.assert_array_equal(fitted[0].estimator_.predict(X), weighted.predict(X))
+            # Not requested: an error, not weights dropped.
+            unrequested = type(selector)(
+                **{**selector.get_params(deep=False), "estimator": booster()}
+            )
+            with pytest.raises(ValueError, match="sample_weight"):
+                make_pipeline(unrequested, Ridge()).fit(X, y, sample_weight=w)
+        # The CV selector takes sample_weight itself.
+        cv = SparseBoostSelectorCV(booster(), max_selected_features=2, cv=2).set_fit_request(
+            sample_weight=True
+        )
+        pipe = make_pipeline(cv, Ridge().set_fit_request(sample_weight=False)).fit(
+            X, y, sample_weight=w
+        )
+        alone = SparseBoostSelectorCV(booster(), max_selected_features=2, cv=2).fit(
+            X, y, sample_weight=w
+        )
+        np.testing.assert_array_equal(
+            pipe[0].estimator_.predict(X[:, pipe[0].support_]),
+            alone.estimator_.predict(X[:, alone.support_]),
+        )

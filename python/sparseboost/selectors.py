@@ -15,6 +15,7 @@ from ._base import (
     feature_costs_array,
 )
 from ._params import document
+from ._routing import RoutesFitParams
 from ._validation import MAX_INTEGER_CLASSES, check_X, naming
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 
@@ -74,7 +75,9 @@ class WrapsBooster(TakesNanAndSparse):
 
 
 @document  # the Parameters section: sparseboost._params
-class SparseBoostSelector(WrapsBooster, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
+class SparseBoostSelector(
+    WrapsBooster, RoutesFitParams, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator
+):
     """Keep the features a sparseboost booster selects while it learns.
 
     Attributes
@@ -89,8 +92,10 @@ class SparseBoostSelector(WrapsBooster, MetaEstimatorMixin, FeatureSelectorMixin
         self.categorical_features = categorical_features
 
     def fit(self, X, y, **fit_params):
-        """Fit the booster on ``X``, ``y``; ``fit_params`` go to its ``fit``."""
+        """Fit the booster on ``X``, ``y``; ``fit_params`` go to its ``fit``
+        (under metadata routing, those it requests)."""
         self.__dict__.pop("estimator_", None)
+        fit_params = self._routed_fit_params(fit_params)
         if self.estimator is not None and not isinstance(self.estimator, BaseSparseBoost):
             raise TypeError(
                 "estimator must be a SparseBoostRegressor or SparseBoostClassifier (or None), "

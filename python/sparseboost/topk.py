@@ -10,12 +10,15 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import BaseSparseBoost, FeatureSelectorMixin
 from ._params import document
 from ._refit import RefitDelegates
+from ._routing import RoutesFitParams
 from ._validation import check_X, naming, resolve_n_features_to_select
 from .selectors import default_booster, with_categorical
 
 
 @document  # the Parameters section: sparseboost._params
-class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator):
+class TopKSelector(
+    RefitDelegates, RoutesFitParams, MetaEstimatorMixin, FeatureSelectorMixin, BaseEstimator
+):
     """Keep the ``n_features_to_select`` most important features of a model
     fitted on all features (the GBDT-topK baseline).
 
@@ -68,8 +71,10 @@ class TopKSelector(RefitDelegates, MetaEstimatorMixin, FeatureSelectorMixin, Bas
     def fit(self, X, y, **fit_params):
         """Fit the estimator on all of ``X``, keep the top K features and
         (``refit``) fit a clone on them; ``fit_params`` go to both fits
-        (an ``eval_set``'s ``X`` cut to the kept columns for the refit)."""
+        (an ``eval_set``'s ``X`` cut to the kept columns for the refit;
+        under metadata routing, those the estimator requests)."""
         self.__dict__.pop("estimator_", None)
+        fit_params = self._routed_fit_params(fit_params)
         if self.importance not in ("gain", "split"):
             raise ValueError(f"importance must be 'gain' or 'split', got {self.importance!r}")
         if not isinstance(self.refit, (bool, np.bool_)):

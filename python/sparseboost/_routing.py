@@ -1,0 +1,30 @@
+"""What a selector that passes its fit parameters on to the estimator it
+wraps tells scikit-learn's metadata routing (``enable_metadata_routing``),
+as ``SelectFromModel`` and ``RFE`` do: the estimator's requests (say
+``set_fit_request(sample_weight=True)``) decide what reaches its ``fit``.
+Without routing, every fit parameter goes to it as given."""
+
+from __future__ import annotations
+
+from sklearn import get_config
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
+
+
+class RoutesFitParams:
+    """A selector with an ``estimator`` parameter (None: a booster chosen
+    from ``y``, which requests nothing) whose ``fit`` gets ``**fit_params``."""
+
+    def get_metadata_routing(self):
+        from .estimators import SparseBoostRegressor
+
+        estimator = self.estimator if self.estimator is not None else SparseBoostRegressor()
+        return MetadataRouter(owner=type(self).__name__).add(
+            estimator=estimator, method_mapping=MethodMapping().add(caller="fit", callee="fit")
+        )
+
+    def _routed_fit_params(self, fit_params: dict) -> dict:
+        """The parameters for the estimator's ``fit``: those it requested
+        when routing is on (an error names any it did not), else all."""
+        if not get_config().get("enable_metadata_routing", False):
+            return fit_params
+        return dict(process_routing(self, "fit", **fit_params).estimator.fit)
