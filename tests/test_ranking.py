@@ -117,3 +117,24 @@ def test_bad_relevance_labels_are_named(data):
         SparseBoostRanker(n_estimators=2).fit(X, y + 0.5, group=g)
     with pytest.raises(ValueError, match="eval_group"):
         SparseBoostRanker(n_estimators=2).fit(X, y, group=g, eval_set=[(X, y)])
+
+
+def test_the_rankers_parameters_are_its_signatures():
+    # scikit-learn reads parameters from __init__'s signature: with
+    # **params there, its repr listed every default and its
+    # check_do_not_raise_errors_in_init_or_set_params failed.
+    import inspect
+
+    from sklearn.base import clone
+    from sklearn.utils.estimator_checks import check_do_not_raise_errors_in_init_or_set_params
+    from sparseboost import SparseBoostRanker, SparseBoostRegressor
+
+    parameters = inspect.signature(SparseBoostRanker).parameters
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters.values())
+    assert set(parameters) == set(SparseBoostRegressor().get_params()) | {
+        "lambdarank_truncation_level"
+    }
+    ranker = SparseBoostRanker(n_estimators=5, lambdarank_truncation_level=10)
+    assert repr(ranker) == "SparseBoostRanker(lambdarank_truncation_level=10, n_estimators=5)"
+    assert clone(ranker).get_params() == ranker.get_params()
+    check_do_not_raise_errors_in_init_or_set_params("SparseBoostRanker", SparseBoostRanker())

@@ -3,12 +3,13 @@ selection of every sparseboost booster."""
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from . import persistence
 from ._base import BaseSparseBoost
 from ._params import document
-from .estimators import SparseBoostRegressor
 
 
 @document  # the Parameters section: sparseboost._params
@@ -37,12 +38,6 @@ class SparseBoostRanker(BaseSparseBoost):
     def __init__(self, *, lambdarank_truncation_level=30, **params):
         super().__init__(**params)
         self.lambdarank_truncation_level = lambdarank_truncation_level
-
-    @classmethod
-    def _get_param_names(cls):
-        return sorted(
-            set(SparseBoostRegressor._get_param_names()) | {"lambdarank_truncation_level"}
-        )
 
     def _encode_target(self, y):
         return y
@@ -77,5 +72,17 @@ class SparseBoostRanker(BaseSparseBoost):
         first."""
         return self._raw_predict(X)
 
+
+# scikit-learn reads an estimator's parameters from the signature of its
+# __init__ (get_params, clone, a repr of the changed ones only): the
+# boosters' parameters, and this one's own.
+SparseBoostRanker.__init__.__signature__ = inspect.Signature(
+    [
+        *inspect.signature(BaseSparseBoost.__init__).parameters.values(),
+        inspect.Parameter(
+            "lambdarank_truncation_level", inspect.Parameter.KEYWORD_ONLY, default=30
+        ),
+    ]
+)
 
 persistence.register(SparseBoostRanker, {"lambdarank"})
