@@ -736,3 +736,19 @@ def test_multitask_targets_and_task_weights_are_checked_as_on_one_machine(client
         DaskMultiTaskSparseBoostClassifier(client=client, n_estimators=2).fit(
             dX, da.from_array(labels, chunks=100), da.from_array(task, chunks=100)
         )
+
+
+def test_the_dask_estimators_parameters_are_their_signatures():
+    # From **params scikit-learn's repr listed every default.
+    import inspect
+
+    for cls in (
+        DaskSparseBoostRegressor,
+        DaskSparseBoostClassifier,
+        DaskSparseBoostRanker,
+        DaskMultiTaskSparseBoostRegressor,
+        DaskMultiTaskSparseBoostClassifier,
+    ):
+        local = set(cls._local_class().get_params())
+        assert set(inspect.signature(cls).parameters) == local | {"client", "timeout"}
+        assert repr(cls(n_estimators=5, timeout=9)) == f"{cls.__name__}(n_estimators=5, timeout=9)"

@@ -39,6 +39,7 @@ workers.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import numbers
 import time
 
@@ -313,9 +314,24 @@ class _DaskFit:
         self.client = client
         self.timeout = timeout
 
-    @classmethod
-    def _get_param_names(cls):
-        return sorted(set(cls._local_class._get_param_names()) | {"client", "timeout"})
+    def __init_subclass__(cls, **kwargs):
+        # scikit-learn reads an estimator's parameters from the signature
+        # of its __init__ (get_params, clone, a repr of the changed ones):
+        # each estimator gets one listing its local class's and these two.
+        super().__init_subclass__(**kwargs)
+        if "_local_class" not in cls.__dict__:
+            return
+
+        def __init__(self, *, client=None, timeout=None, **params):
+            _DaskFit.__init__(self, client=client, timeout=timeout, **params)
+
+        own = [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None)
+            for name in ("client", "timeout")
+        ]
+        local = inspect.signature(cls._local_class.__init__).parameters.values()
+        __init__.__signature__ = inspect.Signature([*local, *own])
+        cls.__init__ = __init__
 
     def __sklearn_clone__(self):
         # scikit-learn's clone deep-copies parameters, and a Client cannot
