@@ -315,6 +315,13 @@ def test_unsupported_settings_and_bad_input_are_clear_errors(client):
     frame = pd.DataFrame({"city": np.array(["a", "b", "c"] * 100), "x": X[:, 0]})
     with pytest.raises(ValueError, match="categorical_features: column 'city'"):
         DaskSparseBoostRegressor(client=client).fit(dd.from_pandas(frame, npartitions=2), dy)
+    # Dates are refused as on one machine, not said to be categorical.
+    dated = pd.DataFrame({"x": X[:, 0], "t": pd.date_range("2020-01-01", periods=300)})
+    for spec in ("from_dtype", None):
+        with pytest.raises(ValueError, match="X column 't' has dtype datetime64.*needs numbers"):
+            DaskSparseBoostRegressor(client=client, categorical_features=spec).fit(
+                dd.from_pandas(dated, npartitions=2), dy
+            )
     with pytest.raises(ValueError, match="validation_fraction=0.999 of 300 rows"):
         DaskSparseBoostRegressor(
             client=client, early_stopping_rounds=2, validation_fraction=0.999

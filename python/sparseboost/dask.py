@@ -145,6 +145,11 @@ def _refuse_categorical(spec, X) -> None:
             "the categorical ones as numbers, or fit the single-machine estimator"
         )
     dtypes = getattr(X, "dtypes", None)
+    if dtypes is not None and hasattr(dtypes, "items"):
+        # Dates and time spans are no numbers and no categories, as on one
+        # machine (its message).
+        times = ["datetime", "datetimetz", "timedelta"]
+        _reject_non_numbers(X._meta.select_dtypes(include=times), "X")
     if spec is not None and dtypes is not None and hasattr(dtypes, "items"):
         import pandas as pd
 
