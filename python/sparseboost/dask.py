@@ -149,7 +149,8 @@ def _refuse_categorical(spec, X) -> None:
         # Dates and time spans are no numbers and no categories, as on one
         # machine (its message).
         times = ["datetime", "datetimetz", "timedelta"]
-        _reject_non_numbers(X._meta.select_dtypes(include=times), "X")
+        frame = getattr(X, "_meta", X)  # (a dask DataFrame's empty pandas frame)
+        _reject_non_numbers(frame.select_dtypes(include=times), "X")
     if spec is not None and dtypes is not None and hasattr(dtypes, "items"):
         import pandas as pd
 
