@@ -18,8 +18,12 @@ class RoutesFitParams:
         from .estimators import SparseBoostRegressor
 
         estimator = self.estimator if self.estimator is not None else SparseBoostRegressor()
+        # (fit_transform calls fit: scikit-learn 1.6's Pipeline routes a
+        # transformer's fit parameters to its fit_transform.)
+        mapping = MethodMapping().add(caller="fit", callee="fit")
+        mapping = mapping.add(caller="fit_transform", callee="fit")
         return MetadataRouter(owner=type(self).__name__).add(
-            estimator=estimator, method_mapping=MethodMapping().add(caller="fit", callee="fit")
+            estimator=estimator, method_mapping=mapping
         )
 
     def _routed_fit_params(self, fit_params: dict) -> dict:
