@@ -316,13 +316,32 @@ def test_unsupported_settings_and_bad_input_are_clear_errors(client):
     frame = pd.DataFrame({"city": np.array(["a", "b", "c"] * 100), "x": X[:, 0]})
     with pytest.raises(ValueError, match="categorical_features: column 'city'"):
         DaskSparseBoostRegressor(client=client).fit(dd.from_pandas(frame, npartitions=2), dy)
-    # Dates are refused as on one machine, not said to be categorical.
+    # Dates are refused as on one machine, not said to be categorical; so
+    # are strings and categories read as numbers (they were cast, "1.5" to
+    # 1.5, in the workers).
     dated = pd.DataFrame({"x": X[:, 0], "t": pd.date_range("2020-01-01", periods=300)})
     for spec in ("from_dtype", None):
         with pytest.raises(ValueError, match="X column 't' has dtype datetime64.*needs numbers"):
             DaskSparseBoostRegressor(client=client, categorical_features=spec).fit(
                 dd.from_pandas(dated, npartitions=2), dy
             )
+    # (pandas 3 holds the strings as str, which the single machine refuses;
+    # older versions as objects, which it reads as numbers: the same here.)
+    for column in (
+        np.array(["1.5", "2.5", "3"] * 100, dtype=object),
+        pd.Categorical([3, 7, 9] * 100),
+    ):
+        text = pd.DataFrame({"x": X[:, 0], "s": column})
+        est = DaskSparseBoostRegressor(client=client, categorical_features=None, n_estimators=2)
+        try:
+            SparseBoostRegressor(categorical_features=None, n_estimators=2).fit(text, y)
+        except ValueError as e:
+            assert "X column 's' has dtype" in str(e)
+            # (dask's dtype may be spelled "string" where pandas says "str")
+            with pytest.raises(ValueError, match="X column 's' has dtype .*needs numbers"):
+                est.fit(dd.from_pandas(text, npartitions=2), dy)
+        else:
+            est.fit(dd.from_pandas(text, npartitions=2), dy)
     with pytest.raises(ValueError, match="validation_fraction=0.999 of 300 rows"):
         DaskSparseBoostRegressor(
             client=client, early_stopping_rounds=2, validation_fraction=0.999

@@ -31,8 +31,8 @@ from sklearn.utils.validation import (
 from . import _core
 
 # dtype kinds numpy cannot turn into numbers on its own terms: datetimes,
-# timedeltas, byte and unicode strings, raw records. (Complex numbers are
-# left to scikit-learn, which says "Complex data not supported".)
+# timedeltas, byte and unicode strings, raw records. (Complex numbers get
+# a message of their own, in scikit-learn's words.)
 _NOT_NUMBERS = {
     "M": "dates",
     "m": "time spans",

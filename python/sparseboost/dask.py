@@ -135,7 +135,12 @@ def _float_array(part):
 
 def _refuse_categorical(spec, X) -> None:
     """Categorical columns are not distributed yet: say so, naming the
-    parameter, rather than failing on strings in the workers."""
+    parameter, rather than failing on strings in the workers. A dask
+    DataFrame's other columns must be numbers, as on one machine: dates
+    and time spans never are, and with ``categorical_features=None``
+    neither are strings nor pandas categories (its message, by column)."""
+    import dask.dataframe as dd
+
     explicit = spec is not None and not (isinstance(spec, str) and spec == "from_dtype")
     # A mask chooses with True; indices or names by being there (index 0 too).
     values = np.asarray(spec) if explicit else np.zeros(0)
@@ -144,24 +149,23 @@ def _refuse_categorical(spec, X) -> None:
             "categorical_features: the Dask estimators take numeric columns only; encode "
             "the categorical ones as numbers, or fit the single-machine estimator"
         )
-    dtypes = getattr(X, "dtypes", None)
-    if dtypes is not None and hasattr(dtypes, "items"):
-        # Dates and time spans are no numbers and no categories, as on one
-        # machine (its message).
-        times = ["datetime", "datetimetz", "timedelta"]
-        frame = getattr(X, "_meta", X)  # (a dask DataFrame's empty pandas frame)
-        _reject_non_numbers(frame.select_dtypes(include=times), "X")
-    if spec is not None and dtypes is not None and hasattr(dtypes, "items"):
-        import pandas as pd
+    if not isinstance(X, dd.DataFrame):
+        return  # (an array's dtype is checked with it; anything else is refused there)
+    frame = X._meta  # (an empty pandas frame of its columns)
+    if spec is None:
+        _reject_non_numbers(frame, "X")
+        return
+    _reject_non_numbers(frame.select_dtypes(include=["datetime", "datetimetz", "timedelta"]), "X")
+    import pandas as pd
 
-        for name, dtype in dtypes.items():
-            if not (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)):
-                raise ValueError(
-                    f"categorical_features: column {name!r} ({dtype}) would be categorical, "
-                    "but the Dask estimators take numeric columns only; encode it as numbers, "
-                    "pass categorical_features=None to read it as numbers, or fit the "
-                    "single-machine estimator"
-                )
+    for name, dtype in frame.dtypes.items():
+        if not (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)):
+            raise ValueError(
+                f"categorical_features: column {name!r} ({dtype}) would be categorical, "
+                "but the Dask estimators take numeric columns only; encode it as numbers, "
+                "pass categorical_features=None to read it as numbers, or fit the "
+                "single-machine estimator"
+            )
 
 
 def _as_dask_matrix(X):
