@@ -630,10 +630,11 @@ def test_frame_names_timeout_weights_clone_and_pickle_as_on_one_machine(client):
     for bad in (-1, 0, "x", float("nan"), True):
         with pytest.raises(ValueError, match="timeout must be None"):
             DaskSparseBoostRegressor(client=client, timeout=bad).fit(numbered, dy)
-    # A number is every row's weight.
-    dX = da.from_array(X, chunks=(150, 3))
+    # A number is every row's weight. (One chunk, so one shard: bit for bit
+    # whichever worker holds it.)
+    dX, dy = da.from_array(X, chunks=-1), da.from_array(y, chunks=-1)
     scalar = clone(est).fit(dX, dy, sample_weight=2.0)
-    rows = clone(est).fit(dX, dy, sample_weight=da.full(300, 2.0, chunks=150))
+    rows = clone(est).fit(dX, dy, sample_weight=da.full(300, 2.0, chunks=-1))
     assert scalar._model.to_json() == rows._model.to_json()
     with pytest.raises(ValueError, match="sample_weight"):
         clone(est).fit(dX, dy, sample_weight=-1.0)
@@ -641,6 +642,18 @@ def test_frame_names_timeout_weights_clone_and_pickle_as_on_one_machine(client):
     copy = clone(est)
     assert copy.client is client and copy.get_params()["n_estimators"] == 3
     assert not hasattr(copy, "_model")
+    # ... keeping what scikit-learn's clone keeps; copies share the client.
+    import copy as copying
+
+    from sklearn import config_context
+
+    with config_context(enable_metadata_routing=True):
+        requesting = clone(est).set_fit_request(sample_weight=True).set_output(transform="pandas")
+        cloned = clone(requesting)
+        assert cloned.get_metadata_routing().fit.requests["sample_weight"] is True
+        assert cloned._sklearn_output_config == {"transform": "pandas"}
+    assert copying.copy(scalar).client is client and copying.deepcopy(scalar).client is client
+    np.testing.assert_array_equal(copying.deepcopy(scalar).predict(X), scalar.predict(X))
     restored = pickle.loads(pickle.dumps(scalar))
     assert restored.client is None
     np.testing.assert_array_equal(restored.predict(X), scalar.predict(X))

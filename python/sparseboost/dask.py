@@ -39,13 +39,14 @@ workers.
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import numbers
 import time
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import clone
+from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_feature_names, check_is_fitted, column_or_1d
 
 from . import _core, _multitask_tuning, _training
@@ -343,17 +344,34 @@ class _DaskFit:
         __init__.__signature__ = inspect.Signature([*local, *own])
         cls.__init__ = __init__
 
-    def __sklearn_clone__(self):
-        # scikit-learn's clone deep-copies parameters, and a Client cannot
-        # be copied: the clone shares this one, as GridSearchCV's fits would.
-        params = self.get_params(deep=False)
-        client = params.pop("client")
-        return type(self)(client=client, **{k: clone(v, safe=False) for k, v in params.items()})
+    # A Client holds a connection: it cannot be copied or pickled. Copies
+    # and clones share it; a pickled estimator drops it and uses the
+    # default client once unpickled (as LightGBM's Dask estimators).
 
     def __getstate__(self):
-        # A Client holds a connection and does not pickle: the unpickled
-        # estimator uses the default client (as LightGBM's Dask estimators).
         return {**super().__getstate__(), "client": None}
+
+    def __copy__(self):
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __deepcopy__(self, memo):
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for name, value in self.__dict__.items():
+            setattr(new, name, value if name == "client" else copy.deepcopy(value, memo))
+        return new
+
+    def __sklearn_clone__(self):
+        # scikit-learn's clone (which also keeps metadata requests and the
+        # set_output configuration) of a copy without the client, which it
+        # would deep-copy; then the client.
+        without = copy.copy(self)
+        without.client = None
+        new = BaseEstimator.__sklearn_clone__(without)
+        new.client = self.client
+        return new
 
     def _dask_fit(
         self,
