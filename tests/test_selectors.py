@@ -92,6 +92,25 @@ def test_metadata_routing_sends_the_weights_the_booster_requests():
             )
             with pytest.raises(ValueError, match="sample_weight"):
                 make_pipeline(unrequested, Ridge()).fit(X, y, sample_weight=w)
+            # The selector itself routes: called directly, or under an alias.
+            with pytest.raises(ValueError, match="sample_weight"):
+                unrequested.fit(X, y, sample_weight=w)
+            aliased = type(selector)(
+                **{
+                    **selector.get_params(deep=False),
+                    "estimator": booster().set_fit_request(sample_weight="selection_weight"),
+                }
+            )
+            aliased.fit(X, y, selection_weight=w)
+            weighted = booster().fit(X, y, sample_weight=w)
+            np.testing.assert_array_equal(aliased.estimator_.predict(X), weighted.predict(X))
+            # Without an estimator (nothing to ask), its fit parameters go to it.
+            default = type(selector)(**{**selector.get_params(deep=False), "estimator": None})
+            default.fit(X, y, sample_weight=w)
+            plain = type(selector)(**{**selector.get_params(deep=False), "estimator": None})
+            assert not np.array_equal(
+                default.estimator_.predict(X), plain.fit(X, y).estimator_.predict(X)
+            )
         # The CV selector takes sample_weight itself.
         cv = SparseBoostSelectorCV(booster(), max_selected_features=2, cv=2).set_fit_request(
             sample_weight=True

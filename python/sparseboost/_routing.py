@@ -11,13 +11,20 @@ from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, proces
 
 
 class RoutesFitParams:
-    """A selector with an ``estimator`` parameter (None: a booster chosen
-    from ``y``, which requests nothing) whose ``fit`` gets ``**fit_params``."""
+    """A selector with an ``estimator`` parameter whose ``fit`` gets
+    ``**fit_params``. Without an estimator (a booster chosen from ``y``,
+    which a user cannot ask for anything) every fit parameter of the
+    boosters is requested, as without routing."""
 
     def get_metadata_routing(self):
         from .estimators import SparseBoostRegressor
 
-        estimator = self.estimator if self.estimator is not None else SparseBoostRegressor()
+        estimator = self.estimator
+        if estimator is None:
+            estimator = SparseBoostRegressor()
+            if get_config().get("enable_metadata_routing", False):
+                names = ("sample_weight", "eval_set", "eval_sample_weight")
+                estimator.set_fit_request(**dict.fromkeys(names, True))
         # (fit_transform calls fit: scikit-learn 1.6's Pipeline routes a
         # transformer's fit parameters to its fit_transform.)
         mapping = MethodMapping().add(caller="fit", callee="fit")

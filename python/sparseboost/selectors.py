@@ -95,12 +95,12 @@ class SparseBoostSelector(
         """Fit the booster on ``X``, ``y``; ``fit_params`` go to its ``fit``
         (under metadata routing, those it requests)."""
         self.__dict__.pop("estimator_", None)
-        fit_params = self._routed_fit_params(fit_params)
         if self.estimator is not None and not isinstance(self.estimator, BaseSparseBoost):
             raise TypeError(
                 "estimator must be a SparseBoostRegressor or SparseBoostClassifier (or None), "
                 f"got {self.estimator!r}"
             )
+        fit_params = self._routed_fit_params(fit_params)
         checked = check_X(self, X, reset=True)
         if self.estimator is None:
             estimator = default_booster(y)

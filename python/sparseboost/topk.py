@@ -74,7 +74,6 @@ class TopKSelector(
         (an ``eval_set``'s ``X`` cut to the kept columns for the refit;
         under metadata routing, those the estimator requests)."""
         self.__dict__.pop("estimator_", None)
-        fit_params = self._routed_fit_params(fit_params)
         if self.importance not in ("gain", "split"):
             raise ValueError(f"importance must be 'gain' or 'split', got {self.importance!r}")
         if not isinstance(self.refit, (bool, np.bool_)):
@@ -86,6 +85,7 @@ class TopKSelector(
                 f"{type(self.estimator).__name__} offers only feature_importances_ "
                 "(use importance='gain')"
             )
+        fit_params = self._routed_fit_params(fit_params)
         checked = check_X(self, X, reset=True)
         d = checked.shape[1]
         k = resolve_n_features_to_select(self.n_features_to_select, d, default=10)
