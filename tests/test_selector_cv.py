@@ -591,3 +591,17 @@ def test_sample_weight_is_checked_and_named():
         SparseBoostSelectorCV(cv=2).fit(X, y, sample_weight=np.ones(99))
     with pytest.raises(ValueError, match="sample_weight"):
         SparseBoostSelectorCV(cv=2).fit(X, y, sample_weight=-np.ones(100))
+
+
+@pytest.mark.parametrize("kind", ["regression", "classification"])
+def test_a_held_out_fold_of_weight_zero_is_named(kind):
+    # Its score is NaN (for AUC and log loss scikit-learn raised its own
+    # error, for RMSE the error blamed scoring and cv only).
+    from sklearn.model_selection import KFold
+
+    X, y = _planted(3, n=300)
+    if kind == "regression":
+        y = X[:, 3] + X[:, 11]
+    weights = np.r_[np.zeros(100), np.ones(200)]
+    with pytest.raises(ValueError, match="sample_weight sums to 0"):
+        SparseBoostSelectorCV(max_selected_features=2, cv=KFold(3)).fit(X, y, sample_weight=weights)

@@ -296,7 +296,9 @@ class SparseBoostSelectorCV(
         used = np.stack([u for _, _, u in done], axis=2)
 
         self.cv_results_ = self._results(orders, budgets, scores, used)
-        self._check_scores(scores, two_classes=classifier and np.unique(y).size == 2)
+        self._check_scores(
+            scores, two_classes=classifier and np.unique(y).size == 2, weighted=weights is not None
+        )
         o, b = self._choose(scores, used)
         self.ranking_, self.ordering_estimator_ = everything_ranked
         if not self.ordering_estimator_.mu_max_:
@@ -524,7 +526,7 @@ class SparseBoostSelectorCV(
         results["rank_test_score"] = np.searchsorted(np.sort(key), key) + 1
         return results
 
-    def _check_scores(self, scores, *, two_classes: bool):
+    def _check_scores(self, scores, *, two_classes: bool, weighted: bool):
         """A fold's score may be NaN (AUC of a held-out fold without one of
         two classes; a scorer's own NaN). As in scikit-learn's
         GridSearchCV, such candidates rank last, with a warning; when every
@@ -532,9 +534,13 @@ class SparseBoostSelectorCV(
         nan = np.isnan(scores).any(axis=2)
         if not nan.any():
             return
-        hint = two_classes * (
-            "; with two classes, AUC needs both in every held-out fold (an int cv "
-            "stratifies them and lowers the folds to the rarer class's rows)"
+        hint = (
+            two_classes
+            * (
+                "; with two classes, AUC needs both in every held-out fold (an int cv "
+                "stratifies them and lowers the folds to the rarer class's rows)"
+            )
+            + weighted * "; a held-out fold whose sample_weight sums to 0 has no score"
         )
         if nan.all():
             raise ValueError(
@@ -576,7 +582,10 @@ class _Rows:
         self.cancel = cancel
 
     def take(self, rows, cancel=None) -> _Rows:
-        """The ``rows`` (indices or a slice) of these, stopped by ``cancel``."""
+        """The ``rows`` (indices, or ``slice(None)``: all, not copied) of
+        these, stopped by ``cancel``."""
+        if isinstance(rows, slice) and rows == slice(None):
+            return _Rows(self.X, self.y, self.queries, self.weights, cancel)
         return _Rows(
             self.X[rows],
             self.y[rows],
@@ -587,7 +596,9 @@ class _Rows:
 
     def score(self, score, model, X=None) -> float:
         """``score`` (the CV's) of ``model`` on these rows (on ``X``, some
-        of their columns, when given)."""
+        of their columns, when given); NaN when their weights sum to 0."""
+        if self.weights is not None and not self.weights.sum() > 0:
+            return float("nan")
         X = self.X if X is None else X
         return score(model, X, self.y, self.queries, self.weights)
 
