@@ -63,6 +63,15 @@ def test_default_estimator_is_the_plain_gbdt_for_the_target(synthetic_classifica
         (lambda z: np.digitize(z, [-1, 0, 1]).astype(float) - 1.0, SparseBoostClassifier),
         (lambda z: np.round(20 + 5 * z).astype(int), SparseBoostClassifier),  # ints: labels
         (lambda z: np.where(z > 0, "yes", "no"), SparseBoostClassifier),
+        # A count in a pandas nullable Float64 Series (objects to numpy
+        # under pandas < 2.1).
+        (
+            lambda z: __import__("pandas").Series(np.round(20 + 5 * z), dtype="Float64"),
+            SparseBoostRegressor,
+        ),
+        # The boundary: 10 distinct float values are classes, 11 a count.
+        (lambda z: np.digitize(z, np.linspace(-2, 2, 9)).astype(float), SparseBoostClassifier),
+        (lambda z: np.digitize(z, np.linspace(-2, 2, 10)).astype(float), SparseBoostRegressor),
     ],
 )
 def test_which_targets_are_class_labels(values, kind):

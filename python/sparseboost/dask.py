@@ -686,10 +686,10 @@ def _computed(value):
         return type(value)(_computed(v) for v in value)
     if dask.is_dask_collection(value):
         value = value.compute()
-        if hasattr(value, "columns"):
-            # A DataFrame stays one: its column names are checked against
-            # the fit's, as a pandas eval set's are. (Copied: blocks
-            # unpickled from a worker may not be aligned.)
+        if hasattr(value, "iloc"):
+            # A DataFrame or Series stays one, for the single machine's
+            # checks to read (column names; nullable dtypes). (Copied:
+            # blocks unpickled from a worker may not be aligned.)
             return value.copy()
         # Aligned: arrays unpickled from a worker may not be.
         return np.require(np.asarray(value), requirements=["C", "A"])

@@ -55,7 +55,9 @@ def default_booster(y, **params):
     with naming("y"):
         is_labels = type_of_target(y) in ("binary", "multiclass")
         values = np.asarray(y)
-        if is_labels and values.dtype.kind == "f":
+        # (y's own dtype: a pandas Float64 Series is objects to older numpy)
+        dtype = getattr(y, "dtype", values.dtype)
+        if is_labels and getattr(dtype, "kind", None) == "f":
             is_labels = np.unique(values).size <= MAX_INTEGER_CLASSES
     return (SparseBoostClassifier if is_labels else SparseBoostRegressor)(**params)
 
