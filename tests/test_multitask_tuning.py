@@ -213,3 +213,23 @@ def test_the_search_fits_see_the_categorical_columns_the_final_fit_sees():
         np.testing.assert_array_equal(
             model.tuning_results_["loss"], by_index.tuning_results_["loss"]
         )
+
+
+def test_folds_keep_weight_in_every_task():
+    # A task whose few rows of weight > 0 all fell in one validation part
+    # failed the inner fit ("sample_weight of task 2 sums to zero") on 6
+    # of 10 seeds; the folds now stratify by weight > 0 too.
+    X, y, task, _ = make_multitask((200, 90, 40), n_features=15, random_state=1)
+    codes = np.searchsorted(np.unique(task), task)
+    weights = np.ones(len(y))
+    rare = np.flatnonzero(codes == 2)
+    weights[rare[2:]] = 0.0  # task 2: two rows of weight 1, 38 of weight 0
+    for seed in range(6):
+        MultiTaskSparseBoostRegressor(n_estimators=5, random_state=seed, mu_task="auto").fit(
+            X, y, task, sample_weight=weights
+        )
+    weights[rare[1]] = 0.0  # one row that weighs: no fold's training part may lack it
+    with pytest.raises(ValueError, match=r"mu_task='auto'.* 1 row\(s\) of sample_weight > 0"):
+        MultiTaskSparseBoostRegressor(n_estimators=5, mu_task="auto").fit(
+            X, y, task, sample_weight=weights
+        )

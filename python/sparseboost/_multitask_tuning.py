@@ -68,9 +68,11 @@ def _auto(estimator) -> str:
     return " and ".join(f"{n}='auto'" for n in names)
 
 
-def _folds(estimator, codes, y_classes, seed):
-    """Task-stratified folds (by task and class for the classifier):
-    (train rows, validation rows) pairs."""
+def _folds(estimator, codes, y_classes, seed, weight=None):
+    """Task-stratified folds (by task and class for the classifier, and
+    by whether a row weighs anything when some weigh 0, so that every
+    fold's training part keeps weight in every task): (train rows,
+    validation rows) pairs."""
     from sklearn.model_selection import StratifiedKFold
 
     per_task = np.bincount(codes)
@@ -95,6 +97,20 @@ def _folds(estimator, codes, y_classes, seed):
             f"task and class; task {estimator.tasks_.tolist()[task]!r} has 1 row of class "
             f"{estimator.classes_.tolist()[cls]!r}, and each needs at least 2"
         )
+    if weight is not None and (weight == 0).any():
+        positive = np.bincount(codes, weights=weight > 0, minlength=per_task.size)
+        if positive.min() < 2:
+            task = int(np.argmin(positive))
+            raise ValueError(
+                f"{_auto(estimator)} cross-validates on folds stratified by task; task "
+                f"{estimator.tasks_.tolist()[task]!r} has {int(positive[task])} row(s) of "
+                "sample_weight > 0, and each needs at least 2 (a fold's training part "
+                "could weigh nothing; give numbers instead of 'auto')"
+            )
+        weighted = strata * 2 + (weight > 0)
+        counts = np.bincount(weighted)
+        if counts[counts > 0].min() >= 2:
+            strata, present = weighted, counts[counts > 0]
     # A stratum rarer than the folds: fewer folds, rather than a fold whose
     # training part lacks it.
     n_splits = int(min(FOLDS, present.min()))
@@ -137,15 +153,14 @@ def choose(estimator, X, y_encoded, codes, sample_weight, seed):
         mus = mus[:1]  # no penalty: mu_task changes nothing
     labels = estimator.classes_ if classifier else None
     y_user = labels[y_encoded.astype(int)] if classifier else y_encoded
-    folds = _folds(estimator, codes, y_encoded.astype(int) if classifier else None, seed)
+    y_classes = y_encoded.astype(int) if classifier else None
+    folds = _folds(estimator, codes, y_classes, seed, sample_weight)
 
     loss = np.zeros((len(shared), len(mus), n_tasks))
     weight_per_task = np.zeros(n_tasks)
     for train, valid in folds:
         w_valid = None if sample_weight is None else sample_weight[valid]
-        weight_per_task += np.bincount(
-            codes[valid], weights=w_valid, minlength=n_tasks
-        )
+        weight_per_task += np.bincount(codes[valid], weights=w_valid, minlength=n_tasks)
         for i, s in enumerate(shared):
             for j, mu in enumerate(mus):
                 # The user's callbacks and round reports follow the final
