@@ -138,3 +138,17 @@ def test_a_single_row_or_query_has_no_hold_out():
     assert one.split(0.1, np.random.default_rng(0), stratify=True) == (one, None)
     query = _Rows(np.zeros((4, 3)), np.arange(4.0), np.zeros(4, dtype=int))
     assert query.split(0.5, np.random.default_rng(0), stratify=False) == (query, None)
+
+
+def test_permutation_hold_out_too_small_to_stratify_is_drawn_unstratified():
+    # 5 classes, 40 training rows a fold: a 4-row hold-out cannot hold every
+    # class, and train_test_split raised its own error.
+    rng = np.random.default_rng(0)
+    y = np.arange(60) % 5
+    X = rng.normal(size=(60, 6))
+    X[:, 0] += y
+    booster = SparseBoostClassifier(n_estimators=5, random_state=0)
+    selector = SparseBoostSelectorCV(booster, max_selected_features=3, order="permutation", cv=3)
+    assert 0 in selector.fit(X, y).selected_features_
+    inner, held = _Rows(X[:40], y[:40]).split(0.1, np.random.default_rng(0), stratify=True)
+    assert (inner.y.size, held.y.size) == (36, 4)

@@ -633,9 +633,12 @@ class _Rows:
             return self, None
         if self.queries is None:
             n = self.y.size
-            strata = (
-                self.y if stratify and np.unique(self.y, return_counts=True)[1].min() >= 2 else None
-            )
+            counts = np.unique(self.y, return_counts=True)[1]
+            # Stratified when every class has 2 rows and each part room for
+            # every class (as train_test_split requires), else not.
+            held_rows = int(np.ceil(fraction * n))
+            room = min(held_rows, n - held_rows) >= counts.size
+            strata = self.y if stratify and counts.min() >= 2 and room else None
             kept, held = train_test_split(
                 np.arange(n), test_size=fraction, random_state=rng.integers(2**31), stratify=strata
             )
