@@ -605,3 +605,30 @@ def test_a_held_out_fold_of_weight_zero_is_named(kind):
     weights = np.r_[np.zeros(100), np.ones(200)]
     with pytest.raises(ValueError, match="sample_weight sums to 0"):
         SparseBoostSelectorCV(max_selected_features=2, cv=KFold(3)).fit(X, y, sample_weight=weights)
+
+
+def test_a_scoring_callable_gets_the_weights_only_if_it_takes_them():
+    # scikit-learn's contract for a scoring callable is (estimator, X, y);
+    # one without sample_weight raised TypeError when weights were given.
+    from sparseboost._cv import scorer
+
+    X, y = _planted(5, n=200)
+    weights = np.random.default_rng(0).uniform(0, 2, 200)
+    model = _booster(n_estimators=5).fit(X, y)
+    seen = []
+
+    def plain(estimator, X_, y_):
+        seen.append(None)
+        return estimator.score(X_, y_)
+
+    def weighing(estimator, X_, y_, sample_weight=None):
+        seen.append(sample_weight)
+        return estimator.score(X_, y_, sample_weight=sample_weight)
+
+    for callable_ in (plain, weighing):
+        score = scorer(callable_, model, y, classifier=True, ranking=False)
+        score(model, X, y, None, weights)
+    assert seen[0] is None and seen[1] is weights
+    SparseBoostSelectorCV(_booster(), scoring=plain, max_selected_features=2, cv=2).fit(
+        X, y, sample_weight=weights
+    )

@@ -14,6 +14,7 @@ here once, for classifiers, regressors and rankers.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import warnings
 
@@ -105,9 +106,13 @@ def scorer(scoring, template, y, *, classifier: bool, ranking: bool):
     without the queries)."""
     if scoring is not None:
         score = check_scoring(template, scoring=scoring)
+        # A scorer (a name, make_scorer) takes the weights; a plain callable
+        # only if its signature has sample_weight (scikit-learn's contract
+        # for a scoring callable is (estimator, X, y)).
+        weighs = not callable(scoring) or _takes_sample_weight(score)
 
         def given(model, X, y_true, queries, weights):
-            if weights is None:
+            if weights is None or not weighs:
                 return score(model, X, y_true)
             return score(model, X, y_true, sample_weight=weights)
 
@@ -129,6 +134,14 @@ def scorer(scoring, template, y, *, classifier: bool, ranking: bool):
         return -float(log_loss(y_true, proba, labels=classes, sample_weight=weights))
 
     return score
+
+
+def _takes_sample_weight(function) -> bool:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # (no signature to read)
+        return False
+    return any(p.name == "sample_weight" or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 def _mean(values, weights) -> float:
