@@ -1,6 +1,7 @@
 """SparseBoostSelectorCV: a feature budget chosen by cross-validation."""
 
 import pickle
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -632,3 +633,13 @@ def test_a_scoring_callable_gets_the_weights_only_if_it_takes_them():
     SparseBoostSelectorCV(_booster(), scoring=plain, max_selected_features=2, cv=2).fit(
         X, y, sample_weight=weights
     )
+
+
+def test_an_unpenalised_estimator_does_not_warn_of_no_split():
+    # Its mu_max_ is None, which read as 0: "no feature is selected".
+    X, y = _planted(6, n=300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        selector = SparseBoostSelectorCV(_booster(penalty="none"), max_selected_features=3, cv=3)
+        selector.fit(X, y)
+    assert selector.n_features_ > 0

@@ -301,7 +301,9 @@ class SparseBoostSelectorCV(
         )
         o, b = self._choose(scores, used)
         self.ranking_, self.ordering_estimator_ = everything_ranked
-        if not self.ordering_estimator_.mu_max_:
+        # (A penalty that admits nothing at mu_max > 0 raised in _rank; here
+        # no split was possible at all. Without a penalty mu_max_ is None.)
+        if self.ordering_estimator_.selected_features_.size == 0:
             warnings.warn(
                 f"no split is possible on the {X.shape[0]} rows of X (mu_max = 0: a constant "
                 "target, or too few rows for two children of min_samples_leaf="
