@@ -175,6 +175,10 @@ def test_same_random_state_same_result():
         (dict(order=[1]), "order"),
         (dict(rule="two_se"), "rule"),
         (dict(n_subsamples=0), "n_subsamples"),
+        # Bools are no counts; a 2-D list is no list of budgets.
+        (dict(n_subsamples=True), "n_subsamples"),
+        (dict(budgets=[True, 3]), "budgets"),
+        (dict(budgets=[[1, 2], [3, 5]]), "budgets"),
     ],
 )
 def test_bad_parameters_are_named(params, name):

@@ -165,9 +165,15 @@ class SparseBoostSelectorCV(
         if isinstance(self.budgets, str) and self.budgets == "all":
             return np.arange(1, cap + 1)
         with naming("budgets"):
-            values = np.unique(np.asarray(self.budgets))
+            given = np.asarray(self.budgets)
+            values = np.unique(given)
+        bools = given.dtype == bool or any(
+            isinstance(v, (bool, np.bool_)) for v in np.asarray(self.budgets, dtype=object).ravel()
+        )
         if (
-            values.ndim != 1
+            given.ndim != 1
+            or bools
+            or values.ndim != 1
             or values.size == 0
             or values.dtype.kind not in "iu"
             or values[0] < 1
@@ -209,7 +215,11 @@ class SparseBoostSelectorCV(
             raise ValueError(f"{budget_name} must be an int >= 1, got {budget!r}")
         if self.rule not in ("best", "one_se"):
             raise ValueError(f"rule must be 'best' or 'one_se', got {self.rule!r}")
-        if not isinstance(self.n_subsamples, numbers.Integral) or self.n_subsamples < 1:
+        if (
+            not isinstance(self.n_subsamples, numbers.Integral)
+            or isinstance(self.n_subsamples, (bool, np.bool_))
+            or self.n_subsamples < 1
+        ):
             raise ValueError(f"n_subsamples must be an int >= 1, got {self.n_subsamples!r}")
         orders = self._orders()
         cap = min(int(budget), d)
