@@ -647,3 +647,17 @@ def test_an_unpenalised_estimator_does_not_warn_of_no_split():
         selector = SparseBoostSelectorCV(_booster(penalty="none"), max_selected_features=3, cv=3)
         selector.fit(X, y)
     assert selector.n_features_ > 0
+
+
+def test_rankings_hold_at_most_the_cap_when_bags_stay_open():
+    # A bag paid for stays open past the budget: the penalised fit used all
+    # features of one bag under a cap of 5, and so did its rankings.
+    X, y = _planted(9, n=300)
+    booster = _booster(feature_bags=[0] * 30)
+    selector = SparseBoostSelectorCV(
+        booster, max_selected_features=5, cv=2, order=["entry", "importance"]
+    )
+    selector.fit(X, y)
+    assert selector.ordering_estimator_.selected_features_.size > 5
+    for ranking in [selector.ranking_, *selector.fold_rankings_]:
+        assert all(r.size <= 5 for r in ranking.values())

@@ -289,7 +289,9 @@ PARAMS = (
         "[1, inf)",
         """The feature budget: stop admitting new features once this many are
         used, so that ``selected_features_`` holds at most this many. None for no
-        budget.""",
+        budget. With ``feature_bags``, a bag already paid for stays open: its
+        other features may still enter after the budget is reached (they cost
+        nothing), so ``selected_features_`` may hold more; no new bag enters.""",
         SINGLE_TASK,
         engine="max_selected_features",
     ),

@@ -352,10 +352,13 @@ class SparseBoostSelectorCV(
             depths = [*budgets, *([RFE_START_FACTOR * cap] if "rfe" in orders else [])]
             _, unpenalised = _ranked_by_gain(template, rows, depths)
         for name in orders:
+            # (A bag paid for stays open past the budget: the penalised fit
+            # may use more than cap features; a ranking holds at most cap.)
             if name == "entry":
-                rankings[name] = np.concatenate([entry, extension])
+                rankings[name] = np.concatenate([entry, extension])[:cap]
             elif name == "importance":
-                rankings[name] = np.concatenate([_by_importance(penalised, entry), extension])
+                ranked = _by_importance(penalised, entry)
+                rankings[name] = np.concatenate([ranked, extension])[:cap]
             elif name == "unpenalised":
                 rankings[name] = unpenalised[:cap]
             elif name == "rfe":
