@@ -25,6 +25,7 @@ scikit-learn's per-node draw; the boosters' feature budget is
 
 from __future__ import annotations
 
+import inspect
 import re
 import sys
 import textwrap
@@ -489,7 +490,7 @@ PARAMS = (
     ),
     Param(
         "mu_task",
-        "float, str, \"auto\", or array of float or of str, shape (n_tasks,)",
+        'float, str, "auto", or array of float or of str, shape (n_tasks,)',
         0.01,
         '[0, inf) each; mu_group + mu_task < 1 for "agbm"',
         """mu_t: what a split on a feature this task does not use yet pays (on top
@@ -519,7 +520,7 @@ PARAMS = (
     ),
     Param(
         "shared_rounds",
-        "int or \"auto\"",
+        'int or "auto"',
         0,
         "[0, n_estimators]",
         """The first ``shared_rounds`` of the ``n_estimators`` rounds grow one tree
@@ -569,6 +570,24 @@ def parameters_of(estimator: str) -> list:
     """The parameters of the estimator class named ``estimator``, in the
     table's order (the order of its signature)."""
     return [p for p in PARAMS if estimator in p.estimators]
+
+
+def signature_of(estimator: str) -> inspect.Signature:
+    """The ``__init__`` signature of the class named ``estimator``, for a
+    class whose ``__init__`` takes ``**params``: ``self`` and the table's
+    parameters, keyword-only, with their defaults. scikit-learn reads an
+    estimator's parameters from it (``get_params``, ``clone``, the repr of
+    the changed ones)."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    return inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(p.name, keyword, default=p.default) for p in parameters_of(estimator)]
+    )
+
+
+def default_of(estimator: str, name: str):
+    """The table's default of parameter ``name`` of ``estimator``."""
+    return _param(estimator, name).default
 
 
 def estimators() -> list:

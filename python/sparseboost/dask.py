@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import inspect
 import numbers
 import time
 
@@ -50,8 +49,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_feature_names, check_is_fitted, column_or_1d
 
 from . import _core, _multitask_tuning, _training
-from ._params import document
 from ._matrix import engine_matrix
+from ._params import document, signature_of
 from ._validation import (
     _as_array,
     _missing_as_nan,
@@ -336,12 +335,7 @@ class _DaskFit:
         def __init__(self, *, client=None, timeout=None, **params):
             _DaskFit.__init__(self, client=client, timeout=timeout, **params)
 
-        own = [
-            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None)
-            for name in ("client", "timeout")
-        ]
-        local = inspect.signature(cls._local_class.__init__).parameters.values()
-        __init__.__signature__ = inspect.Signature([*local, *own])
+        __init__.__signature__ = signature_of(cls.__name__)
         cls.__init__ = __init__
 
     # A Client holds a connection: it cannot be copied or pickled. Copies

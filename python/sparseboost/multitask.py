@@ -12,7 +12,6 @@ every task's prediction includes), so that a small task also borrows the
 
 from __future__ import annotations
 
-import inspect
 import numbers
 
 import numpy as np
@@ -149,8 +148,7 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
         value = self.shared_rounds if value is None else value
         if _multitask_tuning.is_auto(value):
             raise ValueError(
-                "shared_rounds='auto' is resolved by fit's cross-validation; "
-                "this needs an int >= 0"
+                "shared_rounds='auto' is resolved by fit's cross-validation; this needs an int >= 0"
             )
         if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)):
             raise TypeError(f"shared_rounds must be an int >= 0, got {value!r}")
@@ -339,14 +337,9 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
         )
 
 
-# scikit-learn reads an estimator's parameters from the signature of its
-# __init__ (get_params, clone, repr): list the table's there.
-BaseMultiTaskSparseBoost.__init__.__signature__ = inspect.Signature(
-    [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    + [
-        inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
-        for p in _PARAMETERS
-    ]
+# (The regressor's and the classifier's parameters are the same.)
+BaseMultiTaskSparseBoost.__init__.__signature__ = _params.signature_of(
+    "MultiTaskSparseBoostRegressor"
 )
 
 # The docstrings' end; ``document`` puts the Parameters section before it.

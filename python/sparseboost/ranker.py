@@ -3,13 +3,13 @@ selection of every sparseboost booster."""
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 from . import persistence
 from ._base import BaseSparseBoost
-from ._params import document
+from ._params import default_of, document, signature_of
+
+_TRUNCATION_DEFAULT = default_of("SparseBoostRanker", "lambdarank_truncation_level")
 
 
 @document  # the Parameters section: sparseboost._params
@@ -35,9 +35,10 @@ class SparseBoostRanker(BaseSparseBoost):
     _objective = "lambdarank"
     _ranking = True
 
-    def __init__(self, *, lambdarank_truncation_level=30, **params):
+    def __init__(self, **params):
+        truncation = params.pop("lambdarank_truncation_level", _TRUNCATION_DEFAULT)
         super().__init__(**params)
-        self.lambdarank_truncation_level = lambdarank_truncation_level
+        self.lambdarank_truncation_level = truncation
 
     def _encode_target(self, y):
         return y
@@ -73,16 +74,6 @@ class SparseBoostRanker(BaseSparseBoost):
         return self._raw_predict(X)
 
 
-# scikit-learn reads an estimator's parameters from the signature of its
-# __init__ (get_params, clone, a repr of the changed ones only): the
-# boosters' parameters, and this one's own.
-SparseBoostRanker.__init__.__signature__ = inspect.Signature(
-    [
-        *inspect.signature(BaseSparseBoost.__init__).parameters.values(),
-        inspect.Parameter(
-            "lambdarank_truncation_level", inspect.Parameter.KEYWORD_ONLY, default=30
-        ),
-    ]
-)
+SparseBoostRanker.__init__.__signature__ = signature_of("SparseBoostRanker")
 
 persistence.register(SparseBoostRanker, {"lambdarank"})
