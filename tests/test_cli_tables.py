@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 from csv_exact import read_csv_exact
-from sparseboost import SparseBoostClassifier
+from sparseboost import SparseBoostClassifier, SparseBoostRegressor
 from sparseboost.cli import main
 from sparseboost.persistence import save_model
 
@@ -214,6 +214,40 @@ def test_dates_in_every_spelling_give_their_own_year_month_and_day(tmp_path):
     encoding, X = encode(readers.read(str(tmp_path / "dates.parquet"), target="y").frame)
     assert encoding.columns[0].date
     np.testing.assert_array_equal(X, want)
+
+
+def test_a_columns_day_and_month_order_is_decided_once_and_kept_for_predict(tmp_path):
+    # Each cell was read on its own: 22.07.2024 day first (no 22nd month)
+    # but 06.05.2023 month first, the 5th of June, in the same column.
+    import datetime
+
+    from sparseboost.cli.encoding import Encoding
+
+    days = [datetime.date(2023, 1, 1) + datetime.timedelta(days=int(k)) for k in range(0, 700, 9)]
+    want = np.array([[d.year, d.month, d.day, d.weekday()] for d in days], dtype=float)
+    for fmt, day_first in (
+        ("%d.%m.%Y", True),
+        ("%d/%m/%Y", True),
+        ("%m/%d/%Y", False),
+        ("%Y-%m-%d", False),
+    ):
+        cells = [d.strftime(fmt) for d in days]
+        frame = pd.DataFrame({"when": cells, "y": np.arange(len(days), dtype=float)})
+        encoding, X = encode(frame)
+        assert encoding.columns[0].day_first is day_first, fmt
+        np.testing.assert_array_equal(X, want, err_msg=fmt)
+        # A later file of dates that leave the order open (the 1st to the
+        # 12th) is read in the training file's order, through the model file.
+        model = SparseBoostRegressor()
+        model.n_features_in_ = 4  # (what from_dict checks the encoding against)
+        again = Encoding.from_dict(json.loads(json.dumps(encoding.to_dict())), model)
+        ambiguous = [d for d in days if d.day <= 12]
+        later = pd.DataFrame({"when": [d.strftime(fmt) for d in ambiguous]})
+        expected = np.array([[d.year, d.month, d.day, d.weekday()] for d in ambiguous], float)
+        np.testing.assert_array_equal(again.transform(later), expected, err_msg=fmt)
+    # Dots alone, with no day above 12, read day first (as in Europe).
+    encoding, X = encode(pd.DataFrame({"when": ["01.02.2024", "03.04.2024"], "y": [0.0, 1.0]}))
+    assert encoding.columns[0].day_first and X[0, 1] == 2
 
 
 def test_versions_are_no_dates_and_impossible_dates_are_counted():

@@ -67,6 +67,8 @@ _DATE = (
 )
 # A time's zone offset (Z, +01:00, -0500), after the time it follows.
 _OFFSET = r"(\d:\d\d(?::\d\d(?:\.\d+)?)?)\s*(?:Z|[+-]\d\d:?\d\d)\s*$"
+# A date whose year comes last: its first two numbers, and the separator.
+_YEAR_LAST = r"^\s*(\d{1,2})([/.-])(\d{1,2})[/.-]\d{2,4}"
 
 
 @dataclass
@@ -74,6 +76,9 @@ class Column:
     name: str
     categories: list | None = None  # None: numeric (or a date)
     date: bool = False
+    # A date column whose dates with the year last put the day first
+    # (31/01/2024), decided once on the training file.
+    day_first: bool = False
 
     def width(self, native: bool) -> int:
         """Encoded columns: one, a date's four parts, or (files written
@@ -204,9 +209,14 @@ class Encoding:
                 notes.append(f"column {name!r} holds one value (or none); left out")
                 continue
             if name not in categorical and _is_date(values):
-                columns.append(Column(str(name), date=True))
-                notes.append(f"column {name!r} holds dates; read as its {', '.join(DATE_PARTS)}")
-                lost = int((values.notna().to_numpy() & np.isnan(_date_parts(values)[:, 0])).sum())
+                day_first = _day_first(values)
+                columns.append(Column(str(name), date=True, day_first=day_first))
+                order = " (day first)" if day_first else ""
+                notes.append(
+                    f"column {name!r} holds dates{order}; read as its {', '.join(DATE_PARTS)}"
+                )
+                parts = _date_parts(values, day_first)
+                lost = int((values.notna().to_numpy() & np.isnan(parts[:, 0])).sum())
                 if lost:
                     notes.append(
                         f"column {name!r}: {lost} of its {int(values.notna().sum())} dates "
@@ -260,7 +270,7 @@ class Encoding:
         for c in self.columns:
             values = frame[c.name]
             if c.date:
-                parts.append(_date_parts(values))
+                parts.append(_date_parts(values, c.day_first))
             elif c.categories is not None and self.native:
                 keys = cells.category_keys(values)
                 keys[keys == None] = MISSING  # noqa: E711
@@ -301,7 +311,12 @@ class Encoding:
             "columns": None
             if self.columns is None
             else [
-                {"name": c.name, "categories": c.categories, **({"date": True} if c.date else {})}
+                {
+                    "name": c.name,
+                    "categories": c.categories,
+                    **({"date": True} if c.date else {}),
+                    **({"day_first": True} if c.day_first else {}),
+                }
                 for c in self.columns
             ],
             "native_categories": self.native,
@@ -371,14 +386,19 @@ class Encoding:
             parsed = []
             for i, c in enumerate(columns):
                 if not isinstance(c, dict) or not (
-                    set(c) == {"name", "categories"} or set(c) == {"name", "categories", "date"}
+                    {"name", "categories"} <= set(c) <= {"name", "categories", "date", "day_first"}
                 ):
                     fail(
-                        f"columns[{i}]", 'must be {"name": ..., "categories": ...[, "date": true]}'
+                        f"columns[{i}]",
+                        'must be {"name": ..., "categories": ...[, "date": true'
+                        '[, "day_first": true]]}',
                     )
                 date = c.get("date", False)
                 if date is not True and "date" in c:
                     fail(f"columns[{i}].date", "must be true when given")
+                day_first = c.get("day_first", False)
+                if "day_first" in c and (day_first is not True or not date):
+                    fail(f"columns[{i}].day_first", "must be true when given, for a date column")
                 if date and c["categories"] is not None:
                     fail(f"columns[{i}].categories", "must be null for a date column")
                 if not isinstance(c["name"], str) or not c["name"]:
@@ -397,7 +417,7 @@ class Encoding:
                             f"columns[{i}].categories",
                             "must be distinct strings (numbers compared as numbers)",
                         )
-                parsed.append(Column(c["name"], cats, date=bool(date)))
+                parsed.append(Column(c["name"], cats, date=bool(date), day_first=day_first))
             if len({c.name for c in parsed}) != len(parsed):
                 fail("columns", "must name each column once")
         native = value.get("native_categories", False)
@@ -480,12 +500,39 @@ def _naive(value):
     return value if isinstance(value, str) else None
 
 
-def _date_parts(values) -> np.ndarray:
+def _day_first(values) -> bool:
+    """Whether a date column's dates with the year last (31/01/2024 or
+    01/31/2024) put the day first: yes if more of their first numbers than
+    of their second ones exceed 12; where none does (01/02/2024), as their
+    separator suggests: dots day first (as in Europe), slashes and dashes
+    month first (pandas' default)."""
+    if values.dtype != object and not _is_text_dtype(values.dtype):
+        return False
+    present = values.dropna()
+    text = present[present.map(lambda v: isinstance(v, str))]
+    parts = text.str.extract(_YEAR_LAST).dropna()
+    if parts.empty:
+        return False
+    day_first = int((parts[0].astype(int) > 12).sum())
+    month_first = int((parts[2].astype(int) > 12).sum())
+    if day_first or month_first:
+        return day_first > month_first
+    return bool((parts[1] == ".").mean() > 0.5)
+
+
+def _is_text_dtype(dtype) -> bool:
+    import pandas as pd
+
+    return pd.api.types.is_string_dtype(dtype)
+
+
+def _date_parts(values, day_first: bool = False) -> np.ndarray:
     """Year, month, day and weekday (Monday 0) of each cell, NaN where it
     is missing or spells no date. A cell's own date as written: a time
     zone offset is ignored (offsets that change with daylight saving
     would otherwise mix time zones), and each cell is parsed on its own
-    (a cell with a time beside one without)."""
+    (a cell with a time beside one without), the day first or not as the
+    column's ``day_first`` says where the cell leaves it open."""
     import pandas as pd
 
     if pd.api.types.is_datetime64_any_dtype(values.dtype):
@@ -502,6 +549,6 @@ def _date_parts(values) -> np.ndarray:
         mixed = {"format": "mixed"} if int(pd.__version__.split(".")[0]) >= 2 else {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            dates = pd.to_datetime(text, errors="coerce", **mixed)
+            dates = pd.to_datetime(text, errors="coerce", dayfirst=day_first, **mixed)
     parts = [dates.dt.year, dates.dt.month, dates.dt.day, dates.dt.day_of_week]
     return np.column_stack([p.to_numpy(dtype=np.float64, na_value=np.nan) for p in parts])
