@@ -143,6 +143,22 @@ def test_a_target_missing_everywhere_is_a_clear_error(tmp_path, capsys):
     assert "the target is missing in every row" in capsys.readouterr().err
 
 
+def test_a_true_false_target_with_empty_cells_is_two_classes(tmp_path):
+    # Its cells were objects (True, False, NaN): once the rows without a
+    # target were gone, scikit-learn called them labels of unknown type.
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=400)
+    label = np.where(x + 0.5 * rng.normal(size=400) > 0, "TRUE", "FALSE").astype(object)
+    label[::17] = ""
+    frame = pd.DataFrame({"x1": x, "x2": rng.normal(size=400), "y": label})
+    code, out = select(tmp_path, frame, "--n-features", "2")
+    assert code == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["task"] == "classification"
+    assert metrics["data_shape"]["rows_without_target"] == 24
+    assert metrics["test_metrics"]["auc"] > 0.8
+
+
 def test_model_files_with_one_hot_categories_still_predict(tmp_path):
     """A file written before categories were native: one 0/1 indicator per
     training category (``native_categories`` absent)."""

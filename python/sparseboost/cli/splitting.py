@@ -76,8 +76,20 @@ def drop_missing_targets(data):
     frame = None if data.frame is None else data.frame[keep]
     X = None if data.X is None else data.X[np.flatnonzero(keep)]
     groups = None if data.groups is None else data.groups[keep]
-    kept = dataclasses.replace(data, frame=frame, X=X, y=data.y[keep], groups=groups)
+    y = _inferred(data.y[keep])
+    kept = dataclasses.replace(data, frame=frame, X=X, y=y, groups=groups)
     return kept, int(missing.sum())
+
+
+def _inferred(values):
+    """An object array's values in their own dtype once its missing cells
+    are gone (TRUE/FALSE with empty cells were objects: bools as bool,
+    numbers as numbers), as pandas reads a column without them."""
+    if values.dtype != object:
+        return values
+    import pandas as pd
+
+    return pd.Series(values).infer_objects().to_numpy()
 
 
 def _missing(values) -> np.ndarray:
