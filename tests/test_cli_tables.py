@@ -261,6 +261,20 @@ def test_a_columns_day_and_month_order_is_decided_once_and_kept_for_predict(tmp_
         later = pd.DataFrame({"when": [d.strftime(fmt) for d in ambiguous]})
         expected = np.array([[d.year, d.month, d.day, d.weekday()] for d in ambiguous], float)
         np.testing.assert_array_equal(again.transform(later), expected, err_msg=fmt)
+    # A later file whose date column holds numbers (20240131, an Excel
+    # serial) or no date at all is an error naming it (it was read as
+    # missing, silently); text among dates is a missing date, as in training.
+    for cells, bad in (
+        ([days[0].strftime(fmt), 20240131], 20240131),
+        ([45402, None], 45402),
+        (["unknown", "n/a"], "unknown"),
+    ):
+        with pytest.raises(ValueError, match=f"column 'when' held dates in training, got {bad!r}"):
+            again.transform(pd.DataFrame({"when": cells}))
+    parts = again.transform(
+        pd.DataFrame({"when": [days[0].strftime(fmt), "unknown", "2024-02-31"]})
+    )
+    assert np.isfinite(parts[0]).all() and np.isnan(parts[1:]).all()
     # Dots alone, with no day above 12, read day first (as in Europe).
     encoding, X = encode(pd.DataFrame({"when": ["01.02.2024", "03.04.2024"], "y": [0.0, 1.0]}))
     assert encoding.columns[0].day_first and X[0, 1] == 2

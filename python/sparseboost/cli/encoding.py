@@ -40,6 +40,8 @@ A model file is untrusted input: ``from_dict`` checks every field and raises
 from __future__ import annotations
 
 import datetime
+import numbers
+import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -270,6 +272,12 @@ class Encoding:
         for c in self.columns:
             values = frame[c.name]
             if c.date:
+                bad = _not_a_date(values)
+                if bad is not None:
+                    raise ValueError(
+                        f"{argument}: column {c.name!r} held dates in training, got {bad!r} "
+                        "(write dates such as 2024-01-31, or leave the cell empty)"
+                    )
                 parts.append(_date_parts(values, c.day_first))
             elif c.categories is not None and self.native:
                 keys = cells.category_keys(values)
@@ -487,6 +495,28 @@ def _is_date(values) -> bool:
     if not all(isinstance(v, str) for v in present):
         return False
     return bool(present.str.match(_DATE).all())
+
+
+def _not_a_date(values):
+    """A present cell of a date column that says the column is written
+    otherwise than in training, or None: the first number (20240131, an
+    Excel serial: no date column holds numbers), or the first cell when
+    none spells a date. (Text among dates that is none, "unknown" or
+    2024-02-31, is a missing date, as in training.)"""
+    import pandas as pd
+
+    if pd.api.types.is_datetime64_any_dtype(values.dtype):
+        return None
+    present = values.dropna().tolist()
+    dates = 0
+    for v in present:
+        if isinstance(v, (datetime.date, np.datetime64)):
+            dates += 1
+        elif isinstance(v, str):
+            dates += bool(re.match(_DATE, v))
+        elif isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, bool):
+            return v
+    return present[0] if present and not dates else None
 
 
 def _naive(value):
