@@ -291,9 +291,16 @@ def test_versions_are_no_dates_and_impossible_dates_are_counted():
     encoding, X = encode(pd.DataFrame({"when": cells, "y": rng.random(40)}))
     assert encoding.columns[0].date
     assert np.isnan(X[1::4, 0]).all() and np.isfinite(X[0::4, 0]).all()
-    assert any("10 of its 30 dates spell no date" in note for note in encoding.notes), (
+    assert any("10 of its 30 cells spell no date" in note for note in encoding.notes), (
         encoding.notes
     )
+    # A marker for a missing date ("?") among the dates leaves a date column
+    # (it became a categorical column of date strings, without a note).
+    cells = [f"2024-01-{day:02d}" for day in range(1, 29)] * 2 + ["?"]
+    encoding, X = encode(pd.DataFrame({"when": cells, "y": rng.random(57)}))
+    assert encoding.columns[0].date
+    assert np.isnan(X[-1]).all() and np.isfinite(X[:-1]).all()
+    assert any("1 of its 57 cells spell no date" in note for note in encoding.notes)
 
 
 def test_text_columns_of_numbers_get_a_note():

@@ -58,6 +58,9 @@ DATE_PARTS = ("year", "month", "day", "weekday")
 MIN_ROWS_FOR_IDENTIFIER = 20
 # A text column of which this share of cells are numbers gets a note.
 MOSTLY_NUMBERS = 0.8
+# A text column of which this share of the present cells spell dates is a
+# date column: the others ("?", "-", "unknown") are missing dates, counted.
+MOSTLY_DATES = 0.9
 # A number with thousands separators, a currency sign or a percent sign.
 _NUMBER_WITH_UNITS = r"^\s*[-+]?[$€£¥]?\s*(\d+|\d{1,3}(,\d{3})+)(\.\d*)?([eE][-+]?\d+)?\s*%?\s*$"
 # Strings that spell dates: 2024-01-31, 31/01/2024, 1/31/24, 31.01.2024,
@@ -221,8 +224,8 @@ class Encoding:
                 lost = int((values.notna().to_numpy() & np.isnan(parts[:, 0])).sum())
                 if lost:
                     notes.append(
-                        f"column {name!r}: {lost} of its {int(values.notna().sum())} dates "
-                        "spell no date (a 31st of February, say) and are read as missing"
+                        f"column {name!r}: {lost} of its {int(values.notna().sum())} cells "
+                        "spell no date ('?' or a 31st of February, say) and are read as missing"
                     )
                 continue
             categorical_dtype = isinstance(dtype, pd.CategoricalDtype)
@@ -480,7 +483,8 @@ def _mostly_numbers(name, values, n_categories) -> list:
 
 def _is_date(values) -> bool:
     """Dates (datetime64, or Python dates, as pyarrow gives a Parquet DATE
-    column), or strings that spell dates (every present one)."""
+    column), or strings that spell dates (``MOSTLY_DATES`` of the present
+    ones: a "?" for a missing date leaves a date column one)."""
     import pandas as pd
 
     if pd.api.types.is_datetime64_any_dtype(values.dtype):
@@ -494,7 +498,7 @@ def _is_date(values) -> bool:
         return True
     if not all(isinstance(v, str) for v in present):
         return False
-    return bool(present.str.match(_DATE).all())
+    return bool(present.str.match(_DATE).mean() >= MOSTLY_DATES)
 
 
 def _not_a_date(values):
