@@ -217,6 +217,10 @@ def test_dates_in_every_spelling_give_their_own_year_month_and_day(tmp_path):
             f"{d.isoformat()}T00:30:00{'+02:00' if 4 <= d.month <= 10 else '+01:00'}" for d in days
         ],
         "zulu": [f"{d.isoformat()}T23:59:59.5Z" for d in days],
+        # PostgreSQL's timestamptz: hour-only offsets ("Mixed timezones").
+        "hour offsets": [
+            f"{d.isoformat()} 10:00:00{'+02' if 4 <= d.month <= 10 else '+01'}" for d in days
+        ],
     }
     for name, cells in spellings.items():
         frame = pd.DataFrame({"when": cells, "y": np.arange(n, dtype=float)})

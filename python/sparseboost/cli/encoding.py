@@ -70,8 +70,9 @@ _DATE = (
     r"^\s*(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/]\d{1,2}[-/]\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4})"
     r"([ T]\S*)?\s*$"
 )
-# A time's zone offset (Z, +01:00, -0500), after the time it follows.
-_OFFSET = r"(\d:\d\d(?::\d\d(?:\.\d+)?)?)\s*(?:Z|[+-]\d\d:?\d\d)\s*$"
+# A time's zone offset (Z, +01:00, -0500, or +01 as PostgreSQL writes
+# it), after the time it follows.
+_OFFSET = r"(\d:\d\d(?::\d\d(?:\.\d+)?)?)\s*(?:Z|[+-]\d\d(?::?\d\d)?)\s*$"
 # A date whose year comes last: its first two numbers, and the separator.
 _YEAR_LAST = r"^\s*(\d{1,2})([/.-])(\d{1,2})[/.-]\d{2,4}"
 
