@@ -134,6 +134,12 @@ def test_drop_categorical_costs_and_their_errors(tmp_path, capsys):
     twice.write_text("city,0\namount,1\ncity,5\n")
     assert select(tmp_path, frame, "--costs", str(twice))[0] == 2
     assert "lists 'city' twice" in capsys.readouterr().err
+    # Without a header, a first row that names a column is data: its bad
+    # cost is an error (it was taken for a header, and the column cost 0).
+    comma = tmp_path / "comma.csv"
+    comma.write_text('city,"1,5"\namount,0\n')
+    assert select(tmp_path, frame, "--costs", str(comma))[0] == 2
+    assert "the cost of 'city' is not a number: '1,5'" in capsys.readouterr().err
 
 
 def test_a_target_missing_everywhere_is_a_clear_error(tmp_path, capsys):

@@ -360,11 +360,15 @@ def read_costs(path, encoding) -> list:
     if table.shape[1] != 2:
         raise CliError(f"--costs {path!r} must have two columns (column, cost)")
     rows = [(str(a).strip(), str(b).strip()) for a, b in table.itertuples(index=False)]
-    try:
-        float(rows[0][1])
-    except (IndexError, ValueError):
-        rows = rows[1:]  # a header
     origins = encoding.origins()
+    # A header is a first row that names no feature column and whose cost
+    # is no number (a first row naming a column is data: a bad cost there
+    # is an error, not a header).
+    if rows and rows[0][0] not in origins:
+        try:
+            float(rows[0][1])
+        except ValueError:
+            rows = rows[1:]
     costs = {}
     for name, text in rows:
         try:
