@@ -358,3 +358,17 @@ def test_the_least_squares_methods_name_the_columns_with_missing_cells(tmp_path,
         assert f"--method {method} needs a value in every cell, but column(s) ['amount']" in (
             capsys.readouterr().err
         )
+
+
+def test_a_group_column_with_empty_cells_is_named(tmp_path, capsys):
+    # It failed with "'<' not supported between instances of 'float' and
+    # 'str'" or scikit-learn's "Input groups contains NaN".
+    rng = np.random.default_rng(0)
+    for ids in (
+        np.repeat([f"q{i}" for i in range(60)], 10).astype(object),
+        np.repeat(np.arange(60.0), 10),
+    ):
+        ids[[5, 77]] = None if ids.dtype == object else np.nan
+        frame = pd.DataFrame({"x": rng.normal(size=600), "qid": ids, "y": rng.integers(0, 3, 600)})
+        assert select(tmp_path, frame, "--group", "qid", "--n-features", "1")[0] == 2
+        assert "--group 'qid' is missing in 2 row(s), the first in row 6" in capsys.readouterr().err

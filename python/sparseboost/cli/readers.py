@@ -147,7 +147,14 @@ def _table(path, fmt, target, group, need_target, columns) -> Data:
             raise CliError("--target and --group must be different columns")
         y = frame.pop(target).to_numpy()
     if group is not None:
-        groups = frame.pop(group).to_numpy()
+        ids = frame.pop(group)
+        groups = ids.to_numpy()
+        missing = np.flatnonzero(ids.isna().to_numpy())
+        if missing.size:
+            raise CliError(
+                f"--group {group!r} is missing in {missing.size} row(s), the first in row "
+                f"{missing[0] + 1} (from 1, the header not counted); give every row its query id"
+            )
     if frame.shape[1] == 0:
         raise CliError(f"DATA {path!r} has no feature columns besides the target")
     return Data("table", frame=frame, y=y, groups=groups)
