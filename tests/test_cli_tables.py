@@ -372,3 +372,29 @@ def test_a_group_column_with_empty_cells_is_named(tmp_path, capsys):
         frame = pd.DataFrame({"x": rng.normal(size=600), "qid": ids, "y": rng.integers(0, 3, 600)})
         assert select(tmp_path, frame, "--group", "qid", "--n-features", "1")[0] == 2
         assert "--group 'qid' is missing in 2 row(s), the first in row 6" in capsys.readouterr().err
+
+
+def test_a_decimal_target_is_numbers(tmp_path):
+    # A Parquet decimal128 target came as Decimal objects: --task auto took
+    # half-step ratings for classes, and failed.
+    import decimal
+
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=300)
+    rating = np.clip(np.round(2 * (2.5 + x + 0.3 * rng.normal(size=300))) / 2, 0.5, 5.0)
+    table = pa.table(
+        {
+            "x": x,
+            "noise": rng.normal(size=300),
+            "y": pa.array([decimal.Decimal(str(v)) for v in rating], pa.decimal128(3, 1)),
+        }
+    )
+    pq.write_table(table, tmp_path / "ratings.parquet")
+    out = tmp_path / "out"
+    argv = ["select", str(tmp_path / "ratings.parquet"), "--target", "y", "--out", str(out)]
+    assert main(argv + ["--n-features", "1", *FAST]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["task"] == "regression" and metrics["test_metrics"]["r2"] > 0.5

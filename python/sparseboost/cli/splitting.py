@@ -5,6 +5,7 @@ classification and made of whole queries for ranking."""
 from __future__ import annotations
 
 import dataclasses
+import decimal
 
 import numpy as np
 
@@ -69,7 +70,7 @@ def drop_missing_targets(data):
         return data, 0
     missing = _missing(np.asarray(data.y))
     if not missing.any():
-        return data, 0
+        return dataclasses.replace(data, y=_inferred(data.y)), 0
     keep = ~missing
     if not keep.any():
         raise CliError("the target is missing in every row; there is nothing to predict")
@@ -84,11 +85,14 @@ def drop_missing_targets(data):
 def _inferred(values):
     """An object array's values in their own dtype once its missing cells
     are gone (TRUE/FALSE with empty cells were objects: bools as bool,
-    numbers as numbers), as pandas reads a column without them."""
+    numbers as numbers), as pandas reads a column without them; decimals
+    (a Parquet decimal128 target) as float64, as a decimal feature is."""
     if values.dtype != object:
         return values
     import pandas as pd
 
+    if len(values) and all(isinstance(v, decimal.Decimal) for v in values):
+        return values.astype(np.float64)
     return pd.Series(values).infer_objects().to_numpy()
 
 
