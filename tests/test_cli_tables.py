@@ -398,3 +398,34 @@ def test_a_decimal_target_is_numbers(tmp_path):
     assert main(argv + ["--n-features", "1", *FAST]) == 0
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["task"] == "regression" and metrics["test_metrics"]["r2"] > 0.5
+
+
+def test_every_class_is_in_the_fit_validation_and_test_parts():
+    # 30 classes of 3 rows and one of 40 passed the 3-rows check, but a
+    # stratified split rounds a rare class's share: the fit lacked classes
+    # that validation held (the job failed for seeds 0 and 1), or the test
+    # part lacked some (AUC null).
+    from sparseboost.cli.select import VALIDATION_FRACTION
+    from sparseboost.cli.splitting import split_rows
+
+    labels = np.array([f"c{i}" for i in range(30) for _ in range(3)] + ["big"] * 40)
+    for seed in range(4):
+        train, test = split_rows("classification", labels, None, 0.25, seed)
+        fit, val = split_rows(
+            "classification",
+            labels[train],
+            None,
+            VALIDATION_FRACTION,
+            seed + 1,
+            part="the training part",
+        )
+        for part in (test, train[fit], train[val]):
+            assert set(labels[part]) == set(labels), seed
+        assert sorted(np.r_[train[fit], train[val], test]) == list(range(labels.size))
+    # A split that holds every class already is the one it was.
+    plain = np.repeat(["a", "b"], 50)
+    from sklearn.model_selection import train_test_split
+
+    expected = train_test_split(np.arange(100), test_size=0.25, random_state=3, stratify=plain)
+    for got, want in zip(split_rows("classification", plain, None, 0.25, 3), expected):
+        np.testing.assert_array_equal(got, want)

@@ -155,7 +155,45 @@ def split_rows(task, y, groups, fraction, seed, *, part="DATA") -> tuple:
         # both parts; otherwise plain shuffling.
         if counts.min() >= 2 and len(counts) <= held <= n - len(counts):
             stratify = labels
-    return train_test_split(rows, test_size=fraction, random_state=seed, stratify=stratify)
+    kept, held_rows = train_test_split(
+        rows, test_size=fraction, random_state=seed, stratify=stratify
+    )
+    if task == "classification" and counts.min() >= 2:
+        # Every class in both parts (and twice in the training part, which
+        # is split again): stratifying rounds a rare class's share, and may
+        # leave it out of one (the fit then lacked a class that validation
+        # held, or the test part one of the classes).
+        in_kept = 2 if part == "DATA" else 1
+        if not _holds_every_class(labels, classes, kept, in_kept, held_rows):
+            kept, held_rows = _every_class_in_both(labels, classes, held, in_kept, seed)
+    return kept, held_rows
+
+
+def _holds_every_class(labels, classes, kept, in_kept, held) -> bool:
+    kept_counts = np.unique(labels[kept], return_counts=True)
+    return (
+        len(kept_counts[0]) == len(classes)
+        and kept_counts[1].min() >= in_kept
+        and len(np.unique(labels[held])) == len(classes)
+    )
+
+
+def _every_class_in_both(labels, classes, held, in_kept, seed) -> tuple:
+    """``(kept, held_out)``: a row of each class held out and ``in_kept``
+    kept (each class has that many more), the other rows shuffled into
+    the ``held`` held out (at least one per class) and the rest."""
+    rng = np.random.default_rng(seed)
+    first_held, first_kept, rest = [], [], []
+    for c in classes:
+        rows = rng.permutation(np.flatnonzero(labels == c))
+        first_held.append(rows[:1])
+        first_kept.append(rows[1 : 1 + in_kept])
+        rest.append(rows[1 + in_kept :])
+    rest = rng.permutation(np.concatenate(rest))
+    more = max(0, min(held - len(classes), rest.size))
+    held_rows = np.sort(np.concatenate([*first_held, rest[:more]]))
+    kept = np.sort(np.concatenate([*first_kept, rest[more:]]))
+    return kept, held_rows
 
 
 def _check_rows_per_class(classes, counts) -> None:
