@@ -17,6 +17,9 @@ class RoutesFitParams:
     boosters is requested, as without routing."""
 
     def get_metadata_routing(self):
+        """How ``fit`` routes its parameters under scikit-learn's metadata
+        routing: to the estimator's ``fit``, as it requests them (a
+        ``MetadataRouter``)."""
         from .estimators import SparseBoostRegressor
 
         estimator = self.estimator
