@@ -429,3 +429,12 @@ def test_every_class_is_in_the_fit_validation_and_test_parts():
     expected = train_test_split(np.arange(100), test_size=0.25, random_state=3, stratify=plain)
     for got, want in zip(split_rows("classification", plain, None, 0.25, 3), expected):
         np.testing.assert_array_equal(got, want)
+
+
+def test_damaged_compressed_files_are_one_line_errors(tmp_path, capsys):
+    # .xz and .zip raised LZMAError and BadZipFile: a traceback.
+    for ext in ("gz", "bz2", "xz", "zip"):
+        path = tmp_path / f"data.csv.{ext}"
+        path.write_bytes(b"this is no compressed file at all\n" * 4)
+        assert main(["select", str(path), "--target", "y", "--out", str(tmp_path / "o"), *FAST]) == 2
+        assert f"DATA '{path}' cannot be read as csv" in capsys.readouterr().err

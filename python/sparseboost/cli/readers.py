@@ -30,7 +30,9 @@ files with ``feature_names`` are matched by name too.
 
 from __future__ import annotations
 
+import lzma
 import os
+import zipfile
 from collections import Counter
 from dataclasses import dataclass
 
@@ -119,7 +121,18 @@ def read(
             data = _npz(path, need_target)
     except CliError:
         raise
-    except (ValueError, OSError, KeyError, EOFError, UnicodeDecodeError) as e:
+    # (A damaged .xz or .zip raises LZMAError or BadZipFile; a .zst without
+    # the zstandard package ImportError.)
+    except (
+        ValueError,
+        OSError,
+        KeyError,
+        EOFError,
+        UnicodeDecodeError,
+        lzma.LZMAError,
+        zipfile.BadZipFile,
+        ImportError,
+    ) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise CliError(f"DATA {path!r} cannot be read as {fmt}: {first}") from None
     if data.shape[0] == 0:
