@@ -436,5 +436,26 @@ def test_damaged_compressed_files_are_one_line_errors(tmp_path, capsys):
     for ext in ("gz", "bz2", "xz", "zip"):
         path = tmp_path / f"data.csv.{ext}"
         path.write_bytes(b"this is no compressed file at all\n" * 4)
-        assert main(["select", str(path), "--target", "y", "--out", str(tmp_path / "o"), *FAST]) == 2
+        assert (
+            main(["select", str(path), "--target", "y", "--out", str(tmp_path / "o"), *FAST]) == 2
+        )
         assert f"DATA '{path}' cannot be read as csv" in capsys.readouterr().err
+
+
+def test_bad_targets_and_cells_are_named_by_their_row_in_the_file(tmp_path, capsys):
+    # Rows without a target above them were not counted, and an infinite
+    # target was met only after fitting, in scikit-learn's words.
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x1": rng.normal(size=200), "y": rng.normal(size=200)})
+    frame.loc[[1, 2, 3], "y"] = np.nan  # left out
+    for column, value, message in (
+        ("y", np.inf, "the target holds 1 infinite value(s), the first in row 10 "),
+        ("y", -6.76e199, "row 10 (from 1, the header not counted) holds -6.76e+199"),
+        ("x1", np.inf, "column 'x1' holds 1 infinite value(s), the first in row 10 "),
+    ):
+        bad = frame.copy()
+        bad.loc[9, column] = value
+        assert select(tmp_path, bad, "--n-features", "1")[0] == 2
+        err = capsys.readouterr().err
+        assert message in err, err
+    assert "DATA '" in err  # the file named

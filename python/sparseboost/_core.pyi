@@ -7,6 +7,7 @@ import numpy.typing as npt
 
 __version__: str
 MAX_RELEVANCE: float
+MAX_ABS_TARGET: float
 
 class BoosterParams(TypedDict, total=False):
     """The engine parameters of `fit`, `fit_multitask`, `Shard`,

@@ -549,8 +549,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     logistic::register(m)?;
     distributed::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    // The largest relevance label LambdaRank takes, for checks made before
-    // the engine sees the labels (the main job's, on the user's rows).
+    // The largest relevance label LambdaRank takes and the largest |y|
+    // squared error takes, for checks made before the engine sees the
+    // targets (the main job's, on the user's rows).
     m.add("MAX_RELEVANCE", crate::objective::MAX_RELEVANCE)?;
+    m.add("MAX_ABS_TARGET", crate::objective::MAX_ABS_TARGET)?;
     Ok(())
 }

@@ -297,7 +297,8 @@ class Encoding:
                 if infinite.size:
                     raise ValueError(
                         f"{argument}: column {c.name!r} holds {infinite.size} infinite "
-                        f"value(s), the first in row {infinite[0] + 1} (from 1, the header not "
+                        f"value(s), the first in row {_file_row(values, infinite[0])} (from 1, "
+                        "the header not "
                         "counted); the boosters take finite numbers and missing cells: replace "
                         "them, say by an empty cell, or drop the column"
                     )
@@ -500,6 +501,14 @@ def _is_date(values) -> bool:
     if not all(isinstance(v, str) for v in present):
         return False
     return bool(present.str.match(_DATE).mean() >= MOSTLY_DATES)
+
+
+def _file_row(values, position: int) -> int:
+    """The file's row (from 1) of ``values``' cell at ``position``: its
+    index, which the reader numbers from 0 and keeps when rows without a
+    target are left out."""
+    label = values.index[position]
+    return int(label) + 1 if isinstance(label, (int, np.integer)) else position + 1
 
 
 def _not_a_date(values):

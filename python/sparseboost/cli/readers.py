@@ -64,6 +64,9 @@ class Data:
     groups: np.ndarray | None = None
     # A matrix: whether the file named its columns (npz feature_names).
     named: bool = False
+    # Each row's row in the file (from 0), once rows without a target are
+    # left out (None: every row, in order).
+    file_rows: np.ndarray | None = None
     # An svmlight file: whether its indices start at 0.
     zero_based: bool | None = None
 

@@ -201,7 +201,7 @@ def run(args, mu, path, out) -> dict:
     data, dropped = splitting.drop_missing_targets(data)
     if dropped:
         progress.note(f"{dropped} row(s) without a target value left out")
-    task = splitting.resolve_task(args.task, data.y, data.groups is not None)
+    task = splitting.resolve_task(args.task, data.y, data.groups is not None, data.file_rows)
     if data.kind == "table":
         drop = _table_columns("--drop", args.drop, data.frame.columns, args.target, path)
         categorical = _table_columns(
@@ -221,7 +221,7 @@ def run(args, mu, path, out) -> dict:
             raise CliError(f"DATA {path!r}: {e}") from None
         for note in encoding.notes:
             progress.note(note)
-        X = encoding.transform(data.frame)
+        X = encoding.transform(data.frame, argument=f"DATA {path!r}")
     else:
         for option in ("drop", "categorical"):
             if getattr(args, option):

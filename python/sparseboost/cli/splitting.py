@@ -13,7 +13,7 @@ from .._validation import MAX_INTEGER_CLASSES
 from .errors import CliError
 
 
-def resolve_task(task: str, y, has_groups: bool) -> str:
+def resolve_task(task: str, y, has_groups: bool, file_rows=None) -> str:
     """``--task auto``: ranking with query ids, else classification for a
     non-numeric target or one of few integer values, else regression."""
     values = np.asarray(y)
@@ -30,18 +30,44 @@ def resolve_task(task: str, y, has_groups: bool) -> str:
     if task not in ("auto", "ranking") and has_groups:
         raise CliError(f"--group gives query ids, which only --task ranking takes, not {task}")
     if task == "ranking" or (task == "auto" and has_groups):
-        _check_relevance(values)
+        _check_relevance(values, file_rows)
         return "ranking"
-    if task != "auto":
-        return task
-    numeric = values.dtype.kind in "iuf"
-    if not numeric:
-        return "classification"
-    integral = values.dtype.kind in "iu" or bool(np.all(values == np.round(values)))
-    return "classification" if integral and len(distinct) <= MAX_INTEGER_CLASSES else "regression"
+    if task == "auto":
+        numeric = values.dtype.kind in "iuf"
+        integral = numeric and (
+            values.dtype.kind in "iu" or bool(np.all(values == np.round(values)))
+        )
+        few = integral and len(distinct) <= MAX_INTEGER_CLASSES
+        task = "regression" if numeric and not few else "classification"
+    if task == "regression":
+        _check_regression_target(values, file_rows)
+    return task
 
 
-def _check_relevance(values) -> None:
+def _file_row(position: int, file_rows) -> int:
+    """The file's row (from 1, the header not counted) of the target's
+    value at ``position``."""
+    return int(position if file_rows is None else file_rows[position]) + 1
+
+
+def _check_regression_target(values, file_rows) -> None:
+    """Numbers within squared error's range, checked here so that an error
+    names the file's row (the engine's would name one of the fit part's)."""
+    from .._core import MAX_ABS_TARGET
+
+    if values.dtype.kind not in "iuf":
+        return  # (the fit names what is no number)
+    beyond = np.flatnonzero(np.abs(values.astype(np.float64)) > MAX_ABS_TARGET)
+    if beyond.size:
+        row = int(beyond[0])
+        raise CliError(
+            f"regression takes targets within ±{MAX_ABS_TARGET:g}; row "
+            f"{_file_row(row, file_rows)} (from 1, the header not counted) holds "
+            f"{values[row]:g}, and {beyond.size} rows in all are beyond it (rescale the target)"
+        )
+
+
+def _check_relevance(values, file_rows=None) -> None:
     """A ranking target: relevance labels 0, 1, 2, ... up to LambdaRank's
     largest (its gains are 2^label - 1), checked here so that an error
     names the file's row, not one of the fit part's."""
@@ -57,7 +83,8 @@ def _check_relevance(values) -> None:
     if above.size:
         row = int(above[0])
         raise CliError(
-            f"ranking (--group) takes relevance labels 0 to {MAX_RELEVANCE:g}; row {row + 1} "
+            f"ranking (--group) takes relevance labels 0 to {MAX_RELEVANCE:g}; row "
+            f"{_file_row(row, file_rows)} "
             f"(from 1, the header not counted) holds {values[row]:g}, and {above.size} rows "
             f"in all are above {MAX_RELEVANCE:g}"
         )
@@ -68,7 +95,15 @@ def drop_missing_targets(data):
     there were (a ranking file's query ids stay with their rows)."""
     if data.y is None:
         return data, 0
-    missing = _missing(np.asarray(data.y))
+    values = np.asarray(data.y)
+    if values.dtype.kind == "f" and np.isinf(values).any():
+        rows = np.flatnonzero(np.isinf(values))
+        raise CliError(
+            f"the target holds {rows.size} infinite value(s), the first in row {rows[0] + 1} "
+            "(from 1, the header not counted); give finite numbers, or leave the cell empty "
+            "to leave the row out"
+        )
+    missing = _missing(values)
     if not missing.any():
         return dataclasses.replace(data, y=_inferred(data.y)), 0
     keep = ~missing
@@ -78,7 +113,8 @@ def drop_missing_targets(data):
     X = None if data.X is None else data.X[np.flatnonzero(keep)]
     groups = None if data.groups is None else data.groups[keep]
     y = _inferred(data.y[keep])
-    kept = dataclasses.replace(data, frame=frame, X=X, y=y, groups=groups)
+    rows = np.flatnonzero(keep)
+    kept = dataclasses.replace(data, frame=frame, X=X, y=y, groups=groups, file_rows=rows)
     return kept, int(missing.sum())
 
 
