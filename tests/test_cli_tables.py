@@ -459,3 +459,16 @@ def test_bad_targets_and_cells_are_named_by_their_row_in_the_file(tmp_path, caps
         err = capsys.readouterr().err
         assert message in err, err
     assert "DATA '" in err  # the file named
+
+
+def test_a_file_of_another_separator_is_named_as_such(tmp_path, capsys):
+    # European Excel writes ";" and decimal commas, and may start with a
+    # "sep=" line: the error blamed the header's names.
+    for text, message in (
+        ("Alter;Einkommen;y\n20;1000,00;ja\n30;2000,50;nein\n", "header is one field holding ';'"),
+        ("sep=,\nx1,y\n1,2\n3,4\n", "starts with Excel's 'sep=' line"),
+    ):
+        path = tmp_path / "excel.csv"
+        path.write_text(text)
+        assert main(["select", str(path), "--target", "y", "--out", str(tmp_path / "o"), *FAST]) == 2
+        assert message in capsys.readouterr().err

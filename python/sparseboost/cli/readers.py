@@ -184,6 +184,22 @@ def _csv(path, fmt):
     sep = "\t" if fmt == "tsv" else ","
     header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, na_filter=False)
     names = [str(v) for v in header.iloc[0].tolist()]
+    # Excel's "sep=;" line, or a header of one field holding another
+    # separator: the file is not separated as its name says.
+    shown = {"\t": "tabs", ",": "commas"}[sep]
+    if names and names[0].strip().lower().startswith("sep="):
+        raise CliError(
+            f"DATA {path!r} starts with Excel's {names[0].strip()!r} line; sparseboost reads "
+            f".{fmt} files separated by {shown}: delete that line (and save the file with "
+            f"{shown} if it uses another separator)"
+        )
+    for other in (";", "\t", "|") if len(names) == 1 else ():
+        if other != sep and other in names[0]:
+            raise CliError(
+                f"DATA {path!r}: its header is one field holding {other!r}; sparseboost reads "
+                f".{fmt} files separated by {shown} (save it with {shown}, and with '.' as the "
+                "decimal mark)"
+            )
     # round_trip: the float each number's text names (pandas' default
     # parser before 3.0 is not always correctly rounded: 1.5's was one unit
     # in the last place off; pandas 3 deprecates the option, its default
