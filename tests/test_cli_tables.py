@@ -472,3 +472,15 @@ def test_a_file_of_another_separator_is_named_as_such(tmp_path, capsys):
         path.write_text(text)
         assert main(["select", str(path), "--target", "y", "--out", str(tmp_path / "o"), *FAST]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_a_name_with_a_line_break_is_one_line_of_selected_features(tmp_path):
+    # Excel breaks long header cells over two lines (quoted): the name was
+    # written over two lines, as two names.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=300)
+    frame = pd.DataFrame({"Income\n(USD)": x, "x2": rng.normal(size=300), "y": 3 * x})
+    code, out = select(tmp_path, frame, "--n-features", "1")
+    assert code == 0
+    assert (out / "selected_features.txt").read_text().splitlines() == ["Income\\n(USD)"]
+    assert json.loads((out / "metrics.json").read_text())["selected_features"] == ["Income\n(USD)"]

@@ -303,7 +303,9 @@ def run(args, mu, path, out) -> dict:
     )
 
     with open(os.path.join(out, "selected_features.txt"), "w", encoding="utf-8") as f:
-        f.write("".join(f"{name}\n" for name in selected_names))
+        # One name a line: a line break in a name (a quoted header cell
+        # over two lines) is written as \n.
+        f.write("".join(f"{_one_line(name)}\n" for name in selected_names))
     from ..persistence import save_model
 
     save_model(fitted.model, os.path.join(out, "model.json"), input_encoding=encoding.to_dict())
@@ -385,6 +387,10 @@ def read_costs(path, encoding) -> list:
             raise CliError(f"--costs {path!r} lists {name!r} twice")
         costs[name] = cost
     return [costs.get(name, 0.0) for name in origins]
+
+
+def _one_line(name: str) -> str:
+    return name.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
 
 
 def _part(values, rows):
