@@ -484,3 +484,13 @@ def test_a_name_with_a_line_break_is_one_line_of_selected_features(tmp_path):
     assert code == 0
     assert (out / "selected_features.txt").read_text().splitlines() == ["Income\\n(USD)"]
     assert json.loads((out / "metrics.json").read_text())["selected_features"] == ["Income\n(USD)"]
+
+
+def test_a_literal_missing_marker_is_named():
+    # "<missing>" names missing cells in the model file: a value spelled so
+    # failed at saving (names nothing), or merged with later missing cells.
+    from sparseboost.cli.encoding import MISSING
+
+    frame = pd.DataFrame({"status": ["ok", MISSING, None, "late"] * 10, "y": np.arange(40.0)})
+    with pytest.raises(ValueError, match=f"column 'status' holds the value '{MISSING}'"):
+        encode(frame)

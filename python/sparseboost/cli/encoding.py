@@ -250,6 +250,11 @@ class Encoding:
             keys = cells.category_keys(values)
             present_keys = keys[keys != None]  # noqa: E711 (elementwise)
             present = sorted(set(present_keys))
+            if MISSING in present:
+                raise ValueError(
+                    f"column {name!r} holds the value {MISSING!r}, which names missing cells "
+                    "in the model file; rename that value (or leave those cells empty)"
+                )
             if name not in categorical and not categorical_dtype:
                 notes.extend(_mostly_numbers(name, values, len(present)))
             unique_per_row = len(present) == len(present_keys) >= MIN_ROWS_FOR_IDENTIFIER
