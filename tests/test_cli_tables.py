@@ -494,3 +494,18 @@ def test_a_literal_missing_marker_is_named():
     frame = pd.DataFrame({"status": ["ok", MISSING, None, "late"] * 10, "y": np.arange(40.0)})
     with pytest.raises(ValueError, match=f"column 'status' holds the value '{MISSING}'"):
         encode(frame)
+
+
+def test_warnings_are_one_line_and_quiet_under_quiet(tmp_path, capsys):
+    # The estimators' and libraries' warnings came with Python's source
+    # line, also under --quiet.
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x1": rng.normal(size=200), "y": rng.normal(size=200)})
+    frame.to_csv(tmp_path / "noise.csv", index=False)
+    argv = ["select", str(tmp_path / "noise.csv"), "--target", "y", "--mu", "0.99"]
+    assert main([*argv, "--out", str(tmp_path / "a"), "--quiet"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1  # the error, only
+    assert main([*argv, "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert "sparseboost: warning: no feature can pay the penalty" in err
+    assert "UserWarning" not in err and "return model.fit" not in err, err

@@ -14,6 +14,7 @@ with status 2.
 from __future__ import annotations
 
 import sys
+import warnings
 
 from .errors import CliError, plain
 
@@ -40,22 +41,37 @@ def main(argv=None) -> int:
         from .demo import main as demo
 
         return demo(argv)
-    try:
-        if command == "predict":
-            from .predict import main as run
-        else:
-            from .select import main as run
-        return run(argv)
-    except CliError as e:
-        return _fail(str(e))
-    except (ValueError, TypeError, OSError) as e:
-        # The estimators' and persistence's messages name the argument.
-        return _fail(str(e))
+    # Warnings from the libraries (the estimators', scikit-learn's,
+    # matplotlib's) as one line each, without the source line Python adds;
+    # none under --quiet.
+    with warnings.catch_warnings():
+        warnings.showwarning = _warn
+        if "--quiet" in argv:
+            warnings.simplefilter("ignore")
+        try:
+            if command == "predict":
+                from .predict import main as run
+            else:
+                from .select import main as run
+            return run(argv)
+        except CliError as e:
+            return _fail(str(e))
+        except (ValueError, TypeError, OSError) as e:
+            # The estimators' and persistence's messages name the argument.
+            return _fail(str(e))
+
+
+def _one_line(message: str) -> str:
+    # Spaces inside kept: they may be part of a name.
+    parts = [part.strip() for part in message.strip().splitlines()]
+    return " ".join(part for part in parts if part)
+
+
+def _warn(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"sparseboost: warning: {_one_line(str(message))}", file=sys.stderr)
 
 
 def _fail(message: str) -> int:
-    # One line, but spaces inside it kept: they may be part of a name.
-    parts = [part.strip() for part in message.strip().splitlines()]
-    line = " ".join(part for part in parts if part) or "failed"
+    line = _one_line(message) or "failed"
     print(f"sparseboost: error: {line}", file=sys.stderr)
     return 2
