@@ -509,3 +509,11 @@ def test_warnings_are_one_line_and_quiet_under_quiet(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "sparseboost: warning: no feature can pay the penalty" in err
     assert "UserWarning" not in err and "return model.fit" not in err, err
+
+
+def test_predict_names_an_out_folder_that_does_not_exist(tmp_path, capsys):
+    model = tmp_path / "model.json"
+    model.write_text("{}")
+    out = tmp_path / "nowhere" / "p.csv"
+    assert main(["predict", str(model), str(tmp_path / "new.csv"), "--out", str(out)]) == 2
+    assert f"--out '{out}': no such folder" in capsys.readouterr().err

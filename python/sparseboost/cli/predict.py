@@ -33,6 +33,10 @@ def main(argv) -> int:
     args = make_parser().parse_args(argv)
     if not os.path.isfile(args.model):
         raise CliError(f"MODEL {args.model!r}: no such file")
+    folder = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(folder):
+        # (before scoring, and naming the option)
+        raise CliError(f"--out {args.out!r}: no such folder {folder!r}")
     from ..persistence import load_input_encoding
 
     model, encoding = load_input_encoding(args.model)
