@@ -76,15 +76,9 @@ def _folds(estimator, codes, y_classes, seed, weight=None):
     from sklearn.model_selection import StratifiedKFold
 
     per_task = np.bincount(codes)
-    if per_task.min() < 3:
-        # Fit checks >= 2 rows per task; a fold's training part of a
-        # 2-row task would hold 1.
-        task = int(np.argmin(per_task))
-        raise ValueError(
-            f"{_auto(estimator)} cross-validates on folds stratified by "
-            f"task; task {estimator.tasks_.tolist()[task]!r} has {per_task[task]} rows, and "
-            "each task needs at least 3 (give numbers instead of 'auto')"
-        )
+    # Fit checks >= 2 rows per task; a fold's training part of a 2-row task
+    # would hold 1.
+    _each_task_has(estimator, per_task, 3, "rows")
     strata = codes if y_classes is None else codes * 2 + y_classes
     counts = np.bincount(strata)
     present = counts[counts > 0]
@@ -99,14 +93,8 @@ def _folds(estimator, codes, y_classes, seed, weight=None):
         )
     if weight is not None and (weight == 0).any():
         positive = np.bincount(codes, weights=weight > 0, minlength=per_task.size)
-        if positive.min() < 2:
-            task = int(np.argmin(positive))
-            raise ValueError(
-                f"{_auto(estimator)} cross-validates on folds stratified by task; task "
-                f"{estimator.tasks_.tolist()[task]!r} has {int(positive[task])} row(s) of "
-                "sample_weight > 0, and each needs at least 2 (a fold's training part "
-                "could weigh nothing; give numbers instead of 'auto')"
-            )
+        # (else a fold's training part could weigh nothing in a task)
+        _each_task_has(estimator, positive, 2, "row(s) of sample_weight > 0")
         weighted = strata * 2 + (weight > 0)
         counts = np.bincount(weighted)
         if counts[counts > 0].min() >= 2:
@@ -116,6 +104,18 @@ def _folds(estimator, codes, y_classes, seed, weight=None):
     n_splits = int(min(FOLDS, present.min()))
     splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed % 2**32)
     return list(splitter.split(np.zeros(len(codes)), strata))
+
+
+def _each_task_has(estimator, counts, least: int, what: str) -> None:
+    """An error naming the first task of fewer than ``least`` ``what``
+    (``counts``: each task's)."""
+    if counts.min() < least:
+        task = int(np.argmin(counts))
+        raise ValueError(
+            f"{_auto(estimator)} cross-validates on folds stratified by task; task "
+            f"{estimator.tasks_.tolist()[task]!r} has {int(counts[task])} {what}, and each "
+            f"needs at least {least} (give numbers instead of 'auto')"
+        )
 
 
 def _task_losses(model, X, y, codes, weight, n_tasks, classifier):
