@@ -470,7 +470,9 @@ def test_a_file_of_another_separator_is_named_as_such(tmp_path, capsys):
     ):
         path = tmp_path / "excel.csv"
         path.write_text(text)
-        assert main(["select", str(path), "--target", "y", "--out", str(tmp_path / "o"), *FAST]) == 2
+        assert (
+            main(["select", str(path), "--target", "y", "--out", str(tmp_path / "o"), *FAST]) == 2
+        )
         assert message in capsys.readouterr().err
 
 
@@ -517,3 +519,24 @@ def test_predict_names_an_out_folder_that_does_not_exist(tmp_path, capsys):
     out = tmp_path / "nowhere" / "p.csv"
     assert main(["predict", str(model), str(tmp_path / "new.csv"), "--out", str(out)]) == 2
     assert f"--out '{out}': no such folder" in capsys.readouterr().err
+
+
+def test_selectors_refuse_costs_and_record_their_default_count(tmp_path, capsys):
+    # --costs reached the penalised boosters only: the selectors read and
+    # dropped it. --n-features none cut their selection at 10 columns while
+    # the record said there was no budget.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 30))
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(30)])
+    frame["y"] = X[:, :15].sum(axis=1)
+    costs = tmp_path / "costs.csv"
+    costs.write_text("f0,1000000\n")
+    for method in ("topk", "linear"):
+        code, _ = select(tmp_path, frame, "--method", method, "--costs", str(costs))
+        assert code == 2
+        assert "--costs applies to the penalised methods" in capsys.readouterr().err
+        code, out = select(tmp_path, frame, "--method", method, "--n-features", "none")
+        assert code == 0
+        metrics = json.loads((out / "metrics.json").read_text())
+        assert metrics["budget"]["chosen_by"] == "default"
+        assert metrics["budget"]["k"] == metrics["n_selected"] == 10

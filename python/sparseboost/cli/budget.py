@@ -60,8 +60,11 @@ def choose(
     n_features, method, task, X, y, groups, *, mu, bags, random_state, categorical, costs, n_jobs
 ) -> Budget:
     """The budget: ``n_features`` when it is a number (None: no budget,
-    the penalty alone decides), else chosen by CV."""
+    the penalty alone decides; a selector, which has none, keeps its
+    default count), else chosen by CV."""
     if n_features is None:
+        if method not in methods.BOOSTERS:
+            return Budget("default", methods.DEFAULT_COUNT)
         return Budget("user", None)
     if n_features != "auto":
         return Budget("user", int(n_features))

@@ -164,8 +164,13 @@ def main(argv) -> int:
     if args.method not in methods.METHODS:
         raise CliError(f"--method must be one of {', '.join(methods.METHODS)}, got {args.method!r}")
     mu = _mu(args.mu)
-    if mu is not None and args.method not in methods.BOOSTERS:
-        raise CliError(f"--mu applies to the penalised methods ({', '.join(methods.BOOSTERS)})")
+    for option, value in (("--mu", mu), ("--costs", args.costs)):
+        # (the selectors have no penalty to add them to: they would be unused)
+        if value is not None and args.method not in methods.BOOSTERS:
+            raise CliError(
+                f"{option} applies to the penalised methods ({', '.join(methods.BOOSTERS)}), "
+                f"not --method {args.method}"
+            )
     # The report needs matplotlib whatever the input; say so before the work.
     need("matplotlib", "the report's plots")
     path = args.data or readers.madelon_path()
