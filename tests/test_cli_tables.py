@@ -540,3 +540,15 @@ def test_selectors_refuse_costs_and_record_their_default_count(tmp_path, capsys)
         metrics = json.loads((out / "metrics.json").read_text())
         assert metrics["budget"]["chosen_by"] == "default"
         assert metrics["budget"]["k"] == metrics["n_selected"] == 10
+
+
+def test_a_bad_relevance_label_is_named_by_its_row(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    for label in (0.5, -1, "high"):
+        y = rng.integers(0, 3, 200).astype(object)
+        y[7] = label
+        frame = pd.DataFrame(
+            {"x": rng.normal(size=200), "qid": np.repeat(np.arange(20), 10), "y": y}
+        )
+        assert select(tmp_path, frame, "--group", "qid", "--n-features", "1")[0] == 2
+        assert f"row 8 (from 1, the header not counted) holds {label!r}" in capsys.readouterr().err

@@ -73,11 +73,20 @@ def _check_relevance(values, file_rows=None) -> None:
     names the file's row, not one of the fit part's."""
     from .._core import MAX_RELEVANCE
 
+    import pandas as pd
+
     numeric = values.dtype.kind in "iuf"
-    if not numeric or np.any(values < 0) or np.any(values != np.round(values)):
+    numbers = values if numeric else pd.to_numeric(pd.Series(values), errors="coerce").to_numpy()
+    bad = np.flatnonzero(np.isnan(numbers) | (numbers < 0) | (numbers != np.round(numbers)))
+    if not numeric and bad.size == 0:
+        bad = np.arange(len(values))  # numbers written as text: still no labels
+    if bad.size:
+        row = int(bad[0])
+        value = values[row].item() if isinstance(values[row], np.generic) else values[row]
         raise CliError(
-            "ranking (--group) needs the target to hold relevance labels 0, 1, 2, ...; "
-            f"it holds {np.unique(values)[:5].tolist()}..."
+            "ranking (--group) needs the target to hold relevance labels 0, 1, 2, ...; row "
+            f"{_file_row(row, file_rows)} (from 1, the header not counted) holds "
+            f"{value!r}, and {bad.size} rows in all hold no such label"
         )
     above = np.flatnonzero(values > MAX_RELEVANCE)
     if above.size:
