@@ -218,6 +218,14 @@ def test_a_file_whose_splits_name_codes_its_categories_lack_is_refused(tmp_path)
         load_edited([0, n_codes])
     with pytest.raises(ValueError, match=refused):
         load_edited([n_codes - 1], kept_categories=n_codes - 1)
+    # n_codes of another JSON type is refused, not read through int() ("4"
+    # loaded; 1.5 and true became 1).
+    for value in (str(n_codes), n_codes + 0.5, True):
+        edited = json.loads(json.dumps(document))
+        edited["fitted"]["categorical"]["categories"][0]["n_codes"] = value
+        (tmp_path / "edited.json").write_text(json.dumps(edited))
+        with pytest.raises((TypeError, ValueError), match="n_codes has the wrong type"):
+            load_model(tmp_path / "edited.json")
 
 
 def test_the_model_does_not_depend_on_the_threads():

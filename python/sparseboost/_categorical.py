@@ -234,7 +234,12 @@ class Categories:
             values = exact_array(data["values"], dtype)
         except ValueError as e:
             raise ValueError(f"a categorical column's values {e}") from None
-        n_codes = int(data["n_codes"])
+        n_codes = data["n_codes"]
+        if not isinstance(n_codes, int) or isinstance(n_codes, bool):
+            raise TypeError(
+                f"a categorical column's n_codes has the wrong type "
+                f"({type(n_codes).__name__}: {n_codes!r}); it must be an integer"
+            )
         if values.ndim != 1 or not 1 <= n_codes <= max(1, len(values)):
             raise ValueError("a categorical column's values and n_codes do not agree")
         if len(set(values.tolist())) != len(values):
