@@ -552,3 +552,43 @@ def test_a_bad_relevance_label_is_named_by_its_row(tmp_path, capsys):
         )
         assert select(tmp_path, frame, "--group", "qid", "--n-features", "1")[0] == 2
         assert f"row 8 (from 1, the header not counted) holds {label!r}" in capsys.readouterr().err
+
+
+def test_a_model_file_whose_encoding_contradicts_its_booster_is_refused(tmp_path):
+    # Only the encoded width was checked: a numeric column given categories,
+    # a shortened category list, one-hot instead of native categories, or
+    # reordered model columns each predicted otherwise, silently.
+    from sparseboost.persistence import load_input_encoding
+
+    rng = np.random.default_rng(1)
+    color = rng.choice(list("abcd"), 400)
+    frame = pd.DataFrame(
+        {
+            "f0": rng.normal(size=400),
+            "f1": rng.normal(size=400),
+            "color": color,
+            "y": rng.normal(size=400) + (color == "a") * 3 + np.arange(400) / 400,
+        }
+    )
+    code, out = select(tmp_path, frame, "--n-features", "none")
+    assert code == 0
+    document = json.loads((out / "model.json").read_text())
+    load_input_encoding(out / "model.json")  # as written: accepted
+    columns = document["input_encoding"]["columns"]
+    color_at = next(i for i, c in enumerate(columns) if c["name"] == "color")
+    numeric_at = next(i for i, c in enumerate(columns) if c["categories"] is None)
+    edits = {
+        "numeric made categorical": lambda d: d["input_encoding"]["columns"][numeric_at].update(
+            categories=["a", "b"]
+        ),
+        "categories shortened": lambda d: d["input_encoding"]["columns"][color_at].update(
+            categories=d["input_encoding"]["columns"][color_at]["categories"][:-1]
+        ),
+        "not native": lambda d: d["input_encoding"].update(native_categories=False),
+    }
+    for name, edit in edits.items():
+        edited = json.loads(json.dumps(document))
+        edit(edited)
+        (tmp_path / "edited.json").write_text(json.dumps(edited))
+        with pytest.raises(ValueError, match="input_encoding"):
+            load_input_encoding(tmp_path / "edited.json")

@@ -462,7 +462,39 @@ class Encoding:
                 )
         encoding.model_columns = model_columns
         encoding.svmlight_zero_based = zero_based
+        _check_categorical_columns(encoding, estimator, fail)
         return encoding
+
+
+def _check_categorical_columns(encoding, estimator, fail) -> None:
+    """The model's categorical features must be the encoding's native
+    categorical columns, in the model's positions, with every category code
+    the model knows (an edited file could otherwise feed codes to a numeric
+    split, or numbers to a categorical one, without a word)."""
+    encoded = encoding.categorical_indices()
+    positions = encoding.model_columns or list(range(encoding.n_encoded))
+    expected = [j for j, k in enumerate(positions) if k in set(encoded)]
+    model = [int(j) for j in getattr(estimator, "categorical_features_", [])]
+    if sorted(model) != expected:
+        fail(
+            "columns",
+            f"give categorical columns at the model's inputs {expected}, but its categorical "
+            f"features are {sorted(model)}",
+        )
+    starts = np.cumsum([0] + [c.width(encoding.native) for c in encoding.columns or []])
+    widths = {
+        int(starts[i]): len(c.categories)
+        for i, c in enumerate(encoding.columns or [])
+        if c.categories is not None and not c.date
+    }
+    for j, values in zip(model, getattr(estimator, "categories_", [])):
+        known = np.asarray(values, dtype=np.float64)
+        if known.size and known.max() >= widths[positions[j]]:
+            fail(
+                "columns",
+                f"give the model's input {j} {widths[positions[j]]} categories, but the model "
+                f"knows code {int(known.max())}",
+            )
 
 
 def _mostly_numbers(name, values, n_categories) -> list:
