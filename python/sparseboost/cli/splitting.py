@@ -71,9 +71,9 @@ def _check_relevance(values, file_rows=None) -> None:
     """A ranking target: relevance labels 0, 1, 2, ... up to LambdaRank's
     largest (its gains are 2^label - 1), checked here so that an error
     names the file's row, not one of the fit part's."""
-    from .._core import MAX_RELEVANCE
-
     import pandas as pd
+
+    from .._core import MAX_RELEVANCE
 
     numeric = values.dtype.kind in "iuf"
     numbers = values if numeric else pd.to_numeric(pd.Series(values), errors="coerce").to_numpy()
