@@ -668,6 +668,19 @@ def test_frame_names_timeout_weights_clone_and_pickle_as_on_one_machine(client):
     assert rows.n_trees_ == 5
 
 
+def test_computed_dask_frames_and_series_stay_pandas():
+    # The single machine's checks read their names and nullable dtypes.
+    pd = pytest.importorskip("pandas")
+    from sparseboost.dask import _computed
+
+    frame = pd.DataFrame({"a": [1.0, 2.0], "b": pd.array([1, None], dtype="Int64")})
+    got = _computed(
+        [(dd.from_pandas(frame, npartitions=1), dd.from_pandas(frame["b"], npartitions=1))]
+    )
+    assert list(got[0][0].columns) == ["a", "b"] and str(got[0][1].dtype) == "Int64"
+    assert isinstance(_computed(da.ones(3, chunks=2)), np.ndarray)
+
+
 def test_one_task_label_for_every_row_is_that_label_and_transform_takes_none(client):
     # A label given once for all rows: "ab" was made an array of "a"
     # (da.full took the dtype of its first character).

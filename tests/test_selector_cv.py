@@ -661,3 +661,16 @@ def test_rankings_hold_at_most_the_cap_when_bags_stay_open():
     assert selector.ordering_estimator_.selected_features_.size > 5
     for ranking in [selector.ranking_, *selector.fold_rankings_]:
         assert all(r.size <= 5 for r in ranking.values())
+
+
+def test_all_rows_are_taken_without_a_copy():
+    # The ordering on all rows held a second copy of X (a slice of a sparse
+    # matrix copies it).
+    import scipy.sparse as sp
+
+    X = sp.random(50, 8, density=0.3, format="csr", random_state=0)
+    rows = _Rows(X, np.arange(50.0), None, np.ones(50))
+    everything = rows.take(slice(None))
+    assert everything.X is X and everything.weights is rows.weights
+    part = rows.take(np.arange(10))
+    assert part.X.shape == (10, 8) and part.weights.shape == (10,)
