@@ -10,6 +10,9 @@ here once, for classifiers, regressors and rankers.
   minority's count; below 2 it is an error naming the class.
 - A ranking's folds keep queries whole (``GroupKFold`` over query ids), and
   are scored by the mean NDCG@10 over queries.
+
+``_Rows`` are the rows a fit sees (a fold's, a hold-out's, all of them),
+with their weights and query ids, and how they split and score.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import warnings
 
 import numpy as np
 from sklearn.metrics import check_scoring, log_loss, roc_auc_score
-from sklearn.model_selection import GroupKFold, check_cv
+from sklearn.model_selection import GroupKFold, check_cv, train_test_split
 
 # The cut-off of the rankers' default score: the first page of results.
 NDCG_AT = 10
@@ -182,3 +185,97 @@ def mean_ndcg(relevance, score, queries, k: int, weights=None) -> float:
         order = np.lexsort((gains, -score[rows]))
         values.append(gains[order][: discount.size] @ discount / ideal)
     return _mean(np.array(values), None if weights is None else np.array(query_weights))
+
+
+class _Rows:
+    """The rows a fit sees: ``X``, ``y``, their ``weights`` (or None) and,
+    for a ranking, one query id per row (the rows of a query consecutive)."""
+
+    def __init__(self, X, y, queries=None, weights=None, cancel=None):
+        self.X, self.y, self.queries, self.weights = X, y, queries, weights
+        self.cancel = cancel
+
+    def take(self, rows, cancel=None) -> _Rows:
+        """The ``rows`` (indices, or ``slice(None)``: all, not copied) of
+        these, stopped by ``cancel``."""
+        if isinstance(rows, slice) and rows == slice(None):
+            return _Rows(self.X, self.y, self.queries, self.weights, cancel)
+        return _Rows(
+            self.X[rows],
+            self.y[rows],
+            _part(self.queries, rows),
+            _part(self.weights, rows),
+            cancel,
+        )
+
+    def score(self, score, model, X=None) -> float:
+        """``score`` (the CV's) of ``model`` on these rows (on ``X``, some
+        of their columns, when given); NaN when their weights sum to 0."""
+        if self.weights is not None and not self.weights.sum() > 0:
+            return float("nan")
+        X = self.X if X is None else X
+        return score(model, X, self.y, self.queries, self.weights)
+
+    def fit(self, model, X=None):
+        """``model`` fitted on these rows (on ``X``, some of their columns,
+        when given), with the query sizes for a ranker. With ``cancel`` (an
+        event), the fit stops after the round in which it is set, and
+        raises KeyboardInterrupt."""
+        X = self.X if X is None else X
+        callbacks = model.callbacks
+        if self.cancel is not None:
+            cancelled = self.cancel.is_set
+            model.set_params(callbacks=[*(callbacks or ()), lambda report: cancelled()])
+        if self.queries is None:
+            model.fit(X, self.y, sample_weight=self.weights)
+        else:
+            sizes = query_sizes(self.queries)
+            model.fit(X, self.y, group=sizes, sample_weight=self.weights)
+        # The returned model keeps the caller's callbacks only (it may be
+        # kept, and pickled).
+        model.set_params(callbacks=callbacks)
+        if self.cancel is not None and self.cancel.is_set():
+            raise KeyboardInterrupt
+        return model
+
+    def split(self, fraction, rng, *, stratify: bool) -> tuple[_Rows, _Rows]:
+        """(the rest, a held-out ``fraction``): of the rows (stratified by
+        ``y`` when asked and possible) or, for a ranking, of the queries;
+        (self, None) when there is only one."""
+        units = self.y.size if self.queries is None else np.unique(self.queries).size
+        if units < 2:
+            return self, None
+        if self.queries is None:
+            n = self.y.size
+            counts = np.unique(self.y, return_counts=True)[1]
+            # Stratified when every class has 2 rows and each part room for
+            # every class (as train_test_split requires), else not.
+            held_rows = int(np.ceil(fraction * n))
+            room = min(held_rows, n - held_rows) >= counts.size
+            strata = self.y if stratify and counts.min() >= 2 and room else None
+            kept, held = train_test_split(
+                np.arange(n), test_size=fraction, random_state=rng.integers(2**31), stratify=strata
+            )
+        else:
+            ids = np.unique(self.queries)
+            _, held_ids = train_test_split(
+                ids, test_size=fraction, random_state=rng.integers(2**31)
+            )
+            in_held = np.isin(self.queries, held_ids)
+            kept, held = np.flatnonzero(~in_held), np.flatnonzero(in_held)
+        return self.take(np.sort(kept), self.cancel), self.take(np.sort(held), self.cancel)
+
+    def half(self, rng) -> _Rows:
+        """Half the rows, or half the queries of a ranking, drawn by ``rng``."""
+        if self.queries is None:
+            n = self.y.size
+            rows = np.sort(rng.choice(n, size=max(n // 2, 2), replace=False))
+        else:
+            ids = np.unique(self.queries)
+            kept = rng.choice(ids, size=max(ids.size // 2, 1), replace=False)
+            rows = np.flatnonzero(np.isin(self.queries, kept))
+        return self.take(rows, self.cancel)
+
+
+def _part(values, rows):
+    return None if values is None else values[rows]
