@@ -19,6 +19,18 @@ def synthetic_classification():
     return X, y, X_test, y_test
 
 
+@pytest.fixture(scope="module")
+def client():
+    """A Dask ``LocalCluster`` of 2 worker processes and its client, one per
+    test module that asks for it (tests/test_dask*.py)."""
+    pytest.importorskip("distributed")
+    from dask_cases import _cluster
+    from distributed import Client
+
+    with _cluster() as cluster, Client(cluster) as client:
+        yield client
+
+
 # -- hypothesis profiles for the property tests (tests/test_properties_*.py) --
 #
 # SPARSEBOOST_HYPOTHESIS_PROFILE=ci (default): a fixed seed and about 1.5-2
