@@ -10,6 +10,11 @@ from sklearn import get_config
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 
 
+def routing_enabled() -> bool:
+    """Whether scikit-learn's metadata routing is on (``set_config``)."""
+    return bool(get_config().get("enable_metadata_routing", False))
+
+
 class RoutesFitParams:
     """A selector with an ``estimator`` parameter whose ``fit`` gets
     ``**fit_params``. Without an estimator (a booster chosen from ``y``,
@@ -25,7 +30,7 @@ class RoutesFitParams:
         estimator = self.estimator
         if estimator is None:
             estimator = SparseBoostRegressor()
-            if get_config().get("enable_metadata_routing", False):
+            if routing_enabled():
                 names = ("sample_weight", "eval_set", "eval_sample_weight")
                 estimator.set_fit_request(**dict.fromkeys(names, True))
         # (fit_transform calls fit: scikit-learn 1.6's Pipeline routes a
@@ -39,6 +44,6 @@ class RoutesFitParams:
     def _routed_fit_params(self, fit_params: dict) -> dict:
         """The parameters for the estimator's ``fit``: those it requested
         when routing is on (an error names any it did not), else all."""
-        if not get_config().get("enable_metadata_routing", False):
+        if not routing_enabled():
             return fit_params
         return dict(process_routing(self, "fit", **fit_params).estimator.fit)
