@@ -127,6 +127,36 @@ def test_training_names_must_be_distinct_and_present(tmp_path, capsys, header, e
     assert not out.exists()
 
 
+@pytest.mark.parametrize("start", [0, 1])
+def test_an_unnamed_first_column_of_row_numbers_is_a_written_index_left_out(tmp_path, start):
+    # pandas' to_csv writes its index under an empty name (0, 1, ...), R's
+    # write.csv its row names under "" (1, 2, ...): not a feature. The rows
+    # are sorted by the target, so a kept index would be selected.
+    frame = regression_frame().sort_values("y").reset_index(drop=True)
+    frame.index += start
+    text = frame.to_csv()
+    if start:
+        text = '""' + text
+    (tmp_path / "t.csv").write_text(text)
+    code, out = select(tmp_path, tmp_path / "t.csv", "--target", "y")
+    assert code == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["data_shape"]["columns"] == 4
+    assert set(metrics["selected_features"]) <= {"c0", "c1", "c2", "c3"}
+    assert any("row numbers" in note for note in metrics["notes"])
+    assert "Notes on the input" in (out / "report.html").read_text()
+    # predict reads the same file (the index column is not the model's)
+    assert predict(out / "model.json", tmp_path / "t.csv", tmp_path / "p.csv") == 0
+
+
+def test_an_unnamed_first_column_of_other_numbers_is_still_an_error(tmp_path, capsys):
+    frame = regression_frame()
+    frame.index = frame.index + 2  # not 0.. or 1..: not an index to drop unseen
+    (tmp_path / "t.csv").write_text(frame.to_csv())
+    assert select(tmp_path, tmp_path / "t.csv", "--target", "y")[0] == 2
+    assert "column 1 (of 6) has no name" in last_error(capsys)
+
+
 def test_parquet_with_a_repeated_name_is_refused(tmp_path, capsys):
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -262,7 +262,9 @@ def test_errors_are_one_line_exit_2(tmp_path, capsys, case, expected):
     relevance[5] = 31
     frame.assign(y=relevance, q=np.arange(len(frame)) // 10).to_csv(high, index=False)
     three = str(tmp_path / "three.csv")
-    frame.assign(y=np.arange(len(frame)) % 3, q=np.arange(len(frame)) % 3).to_csv(three, index=False)
+    frame.assign(y=np.arange(len(frame)) % 3, q=np.arange(len(frame)) % 3).to_csv(
+        three, index=False
+    )
     argv = {
         "missing_file": ["select", str(tmp_path / "absent.csv"), "--target", "y"],
         "unreadable": ["select", str(tmp_path / "bad.parquet"), "--target", "y"],
@@ -429,3 +431,29 @@ def test_the_report_gives_a_relative_mu_and_its_value(tmp_path):
     assert metrics["mu"] == "0.05*mu_max" and metrics["mu_value"] > 0
     page = (out / "report.html").read_text()
     assert f"<th>mu (resolved)</th><td>0.05*mu_max = {metrics['mu_value']:.4g}</td>" in page
+
+
+@pytest.mark.parametrize(
+    "scoring, label, sign",
+    [
+        ("neg_root_mean_squared_error", "CV rmse (lower is better)", -1),
+        ("neg_log_loss", "CV log loss (lower is better)", -1),
+        ("roc_auc", "CV roc_auc (higher is better)", 1),
+    ],
+)
+def test_the_reports_cv_panel_shows_an_error_as_the_error(scoring, label, sign):
+    # scikit-learn's neg_ scores are errors negated: the panel shows the
+    # RMSE a user reads elsewhere in the report, not -RMSE.
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sparseboost.cli.budget import Budget
+    from sparseboost.cli.report import _cv_panel
+
+    cv = [{"order": "entry", "k": k, "mean": m, "std": 0.1} for k, m in ((1, -3.0), (2, -2.0))]
+    budget = Budget("cv", 2, cv=cv, order="entry", rule="one_se", folds=5, scoring=scoring)
+    fig, ax = plt.subplots()
+    _cv_panel(ax, budget)
+    assert ax.get_ylabel() == label
+    np.testing.assert_array_equal(ax.lines[0].get_ydata(), [sign * -3.0, sign * -2.0])
+    plt.close(fig)

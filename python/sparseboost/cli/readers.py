@@ -34,7 +34,7 @@ import lzma
 import os
 import zipfile
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -69,6 +69,8 @@ class Data:
     file_rows: np.ndarray | None = None
     # An svmlight file: whether its indices start at 0.
     zero_based: bool | None = None
+    # What the reading changed that the user should know (a dropped index).
+    notes: list = field(default_factory=list)
 
     @property
     def shape(self) -> tuple:
@@ -150,7 +152,9 @@ def _table(path, fmt, target, group, need_target, columns) -> Data:
         if name is not None and name not in names:
             shown = ", ".join(map(repr, names[:8])) + (", ..." if len(names) > 8 else "")
             raise CliError(f"{option} {name!r}: no such column in {path!r} (columns: {shown})")
+    notes = []
     if columns is None:
+        names, frame, notes = _without_row_index(names, frame)
         _check_names(path, names)
         frame.columns = names
     else:
@@ -173,7 +177,7 @@ def _table(path, fmt, target, group, need_target, columns) -> Data:
             )
     if frame.shape[1] == 0:
         raise CliError(f"DATA {path!r} has no feature columns besides the target")
-    return Data("table", frame=frame, y=y, groups=groups)
+    return Data("table", frame=frame, y=y, groups=groups, notes=notes)
 
 
 def _csv(path, fmt):
@@ -239,13 +243,38 @@ def _parquet(path):
     return names, frame
 
 
+def _without_row_index(names, frame):
+    """Leave out a first column without a name that holds the row numbers
+    (0, 1, 2, ... or 1, 2, 3, ...): the index that pandas' ``to_csv`` and
+    R's ``write.csv`` write. It says nothing about a row but where it sat
+    in the file, so it is not a feature (a row order sorted by the target
+    would leak it); an unnamed column of anything else stays an error."""
+    if len(names) < 2 or names[0].strip():
+        return names, frame, []
+    values = frame[0]
+    if values.dtype.kind not in "iu" or len(values) == 0:
+        return names, frame, []
+    first = int(values.iloc[0])
+    if first not in (0, 1) or not np.array_equal(
+        values.to_numpy(), np.arange(first, first + len(values))
+    ):
+        return names, frame, []
+    frame = frame.drop(columns=0)
+    frame.columns = range(len(names) - 1)
+    note = (
+        f"column 1 has no name and holds the row numbers {first}..{first + len(values) - 1} "
+        "(a written index): left out"
+    )
+    return names[1:], frame, [note]
+
+
 def _check_names(path, names):
     """A training table's names are distinct and non-empty."""
     empty = [i + 1 for i, name in enumerate(names) if not name.strip()]
     if empty:
         raise CliError(
             f"DATA {path!r}: column {empty[0]} (of {len(names)}) has no name (an empty header "
-            "cell, as pandas' to_csv writes for an index); name it or drop it"
+            "cell); name it in the header, or remove the column"
         )
     counts = Counter(names)
     repeated = [name for name in names if counts[name] > 1]

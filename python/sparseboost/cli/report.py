@@ -83,6 +83,10 @@ def _write_report(out, summary, encoding, fitted, parts, history, progress, budg
     ax.step(rounds, [r.n_features for r in history], where="post", color="tab:blue")
     ax.set_xlabel("round")
     ax.set_ylabel("features used", color="tab:blue")
+    # A count: whole ticks, from 0 (a path that starts with 6 features
+    # would otherwise read as starting from none).
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.set_ylim(bottom=0, top=max([r.n_features for r in history], default=0) + 1)
     values = [_first_metric(r.eval) for r in history]
     if any(v is not None for v in values):
         twin = ax.twinx()
@@ -147,20 +151,28 @@ def _write_report(out, summary, encoding, fitted, parts, history, progress, budg
         f.write(_html(summary, curves, metric))
 
 
+_ERROR_NAMES = {"root_mean_squared_error": "rmse", "log_loss": "log loss"}
+
+
 def _cv_panel(ax, budget):
     """The CV mean ± one standard error against K, per order, and the
     chosen K."""
     labels = {"entry": "selection order", "unpenalised": "top-K by gain"}
+    # scikit-learn's "neg_" scorers are errors negated so that higher is
+    # better: shown as the error itself, as the validation panel is.
+    name, sign = budget.scoring, 1.0
+    if name.startswith("neg_"):
+        name, sign = _ERROR_NAMES.get(name[4:], name[4:]), -1.0
     for order in dict.fromkeys(r["order"] for r in budget.cv):
         rows = [r for r in budget.cv if r["order"] == order]
         ks = [r["k"] for r in rows]
-        mean = np.array([r["mean"] for r in rows])
+        mean = sign * np.array([r["mean"] for r in rows])
         se = np.array([r["std"] for r in rows]) / np.sqrt(budget.folds)
         ax.errorbar(ks, mean, yerr=se, marker="o", capsize=3, label=labels.get(order, order))
     ax.axvline(budget.k, color="tab:red", linestyle="--", label=f"chosen K = {budget.k}")
     ax.set_xlabel("K (encoded columns)")
     ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.set_ylabel(f"CV {budget.scoring} (higher is better)")
+    ax.set_ylabel(f"CV {name} ({'higher' if sign > 0 else 'lower'} is better)")
     ax.set_title(f"{budget.folds}-fold CV on the fit rows (mean ± 1 SE, rule {budget.rule})")
     ax.legend()
 
@@ -276,6 +288,10 @@ def _html(summary, curves, metric) -> str:
     )
     selected = "".join(f"<li><code>{e(n)}</code></li>" for n in summary["selected_features"])
     cite = f"<p class='cite'>{e(CITATION)}</p>" if "Madelon" in summary["data"] else ""
+    # What the reading changed (columns left out, rows without a target):
+    # the same notes as stderr and metrics.json.
+    notes = "".join(f"<li>{e(note)}</li>" for note in summary.get("notes", []))
+    notes = f"<h2>Notes on the input</h2><ul>{notes}</ul>" if notes else ""
     figures = [
         ("Selection path: features used and validation metric after each round", PLOTS[0]),
         (
@@ -306,6 +322,7 @@ figcaption {{ color: #555; font-size: 0.9em; }}
 <h1>sparseboost select</h1>
 <h2>Run</h2><table>{rows}</table>
 {cite}
+{notes}
 <h2>Test metrics</h2><table>{test}</table>
 <h2>Selected columns ({summary["n_selected"]}, in entry order)</h2><ol>{selected}</ol>
 {images}

@@ -204,8 +204,11 @@ def run(args, mu, path, out) -> dict:
     progress.stage(f"reading {path}")
     data = readers.read(path, target=args.target, group=args.group)
     data, dropped = splitting.drop_missing_targets(data)
+    read_notes = list(data.notes)
     if dropped:
-        progress.note(f"{dropped} row(s) without a target value left out")
+        read_notes.append(f"{dropped} row(s) without a target value left out")
+    for note in read_notes:
+        progress.note(note)
     task = splitting.resolve_task(args.task, data.y, data.groups is not None, data.file_rows)
     if data.kind == "table":
         drop = _table_columns("--drop", args.drop, data.frame.columns, args.target, path)
@@ -340,7 +343,7 @@ def run(args, mu, path, out) -> dict:
         "selected_features": selected_names,
         "test_metrics": metrics,
         "fit_seconds": round(fit_seconds, 3),
-        "notes": list(encoding.notes),
+        "notes": read_notes + list(encoding.notes),
     }
 
     progress.stage("report: refits for the plots")
