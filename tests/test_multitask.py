@@ -401,3 +401,63 @@ def test_the_split_search_that_ran_is_reported_as_for_one_task(search):
     assert model.split_search_ == search
     exhaustive = search != "group_testing"
     assert (model.gt_n_subsets_ is None) == (model.gt_cache_bytes_ is None) == exhaustive
+
+
+@pytest.mark.parametrize("shared_rounds", [0, 5])
+def test_mu_max_bounds_the_first_round_with_a_shared_start(shared_rounds):
+    # A shared first round whose tree cannot split runs the per-task trees
+    # instead: mu_max_ covers both, so at "1*mu_max" nothing enters and just
+    # below it something does, with or without a shared start.
+    X, y, task, _ = make_multitask((300, 100, 40), n_features=20, random_state=0)
+    common = {"n_estimators": 20, "random_state": 0, "shared_rounds": shared_rounds}
+    at = MultiTaskSparseBoostRegressor(mu_group="1*mu_max", mu_task=0.0, **common)
+    with pytest.warns(UserWarning, match="no feature"):
+        at.fit(X, y, task)
+    assert at.selected_features_.size == 0 and list(at.n_trees_) == [0, 0, 0]
+    below = MultiTaskSparseBoostRegressor(mu_group="0.99*mu_max", mu_task=0.0, **common)
+    assert below.fit(X, y, task).selected_features_.size >= 1
+
+
+@pytest.mark.parametrize("classifier", [False, True])
+def test_one_task_with_early_stopping_holds_out_the_single_task_boosters_rows(tasks, classifier):
+    X, y, _, _ = tasks
+    common = {"n_estimators": 20, "random_state": 1, "early_stopping_rounds": 3}
+    if classifier:
+        y = (y > np.median(y)).astype(int)
+        single = SparseBoostClassifier(mu=0.03, **common).fit(X, y)
+        multi = MultiTaskSparseBoostClassifier(mu_group=0.01, mu_task=0.02, **common)
+    else:
+        single = SparseBoostRegressor(mu=0.03, **common).fit(X, y)
+        multi = MultiTaskSparseBoostRegressor(mu_group=0.01, mu_task=0.02, **common)
+    multi.fit(X, y, np.zeros(len(y), dtype=int))
+    assert multi._model.tasks[0].to_json() == single._model.to_json()
+    assert multi.best_iteration_ == single.best_iteration_
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_early_stopping_keeps_a_tasks_only_row_of_a_class_for_training(seed):
+    # Held out, the small task's one row of class 0 would leave it one class
+    # to train on (probability 1 for every row of it): it always trains.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(205, 5))
+    y = (X[:, 0] + 0.5 * rng.normal(size=205) > 0).astype(int)
+    y[200:] = [0, 1, 1, 1, 1]
+    task = np.array(["big"] * 200 + ["small"] * 5)
+    model = MultiTaskSparseBoostClassifier(
+        n_estimators=20, early_stopping_rounds=5, random_state=seed
+    ).fit(X, y, task)
+    assert np.all(np.abs(model.decision_function(X[200:], "small")) < 5)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_hold_out_too_small_for_every_task_is_the_same_clear_error_for_any_seed(seed):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(24, 4))
+    task = np.repeat([f"t{i}" for i in range(8)], 3)
+    model = MultiTaskSparseBoostRegressor(
+        n_estimators=10, early_stopping_rounds=2, random_state=seed, min_samples_leaf=1
+    )
+    with pytest.raises(ValueError, match="each of the 8 tasks"):
+        model.fit(X, X[:, 0], task)
+    # an eval_set is the way out
+    model.fit(X, X[:, 0], task, eval_set=[(X, X[:, 0], task)])

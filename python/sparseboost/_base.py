@@ -460,9 +460,8 @@ class BaseSparseBoost(BoosterCommon):
                 "eval_group is required with an eval_set (the query sizes of each set)"
             )
         if not evals and self.early_stopping_rounds is not None:
-            strata = y if self._labels else None
             (X, y, sample_weight, group, _), evals = _training.hold_out(
-                self, params["seed"], X, y, sample_weight, strata=strata, group=group
+                self, params["seed"], X, y, sample_weight, group=group
             )
         names = [f"validation_{s}" for s in range(len(evals))]
         metrics = _core.eval_metric_names(params)

@@ -400,7 +400,11 @@ PARAMS = (
         "(0, 1)",
         """With early stopping and no ``eval_set``: the fraction of rows held out
         (stratified by class for classifiers, by task for the multitask
-        boosters, whole queries for the ranker), drawn with ``random_state``.""",
+        boosters, by task and class for the multitask classifier, whole
+        queries for the ranker), drawn with ``random_state``. A class's or
+        task's only row always trains. A multitask hold-out too small to
+        give every task held-out and training rows is an error (pass an
+        ``eval_set``).""",
         BOOSTERS,
     ),
     Param(

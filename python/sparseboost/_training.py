@@ -152,14 +152,19 @@ def check_group(group, n_rows: int, arg: str = "group") -> np.ndarray:
     return np.ascontiguousarray(sizes, dtype=np.uintp)
 
 
-def hold_out(estimator, seed: int, X, y, sample_weight, *, strata=None, group=None, task=None):
+def hold_out(estimator, seed: int, X, y, sample_weight, *, group=None, task=None):
     """Early stopping without ``eval_set``: ``validation_fraction`` of the
-    rows (stratified by ``strata`` when every stratum has 2 rows or more),
-    or of the queries of ``group``, drawn with ``seed``. Returns the
-    training part ``(X, y, sample_weight, group, task)`` and the evaluation
-    sets (the held-out part, as the engine takes them)."""
+    rows (stratified by ``holdout_strata``), or of the queries of ``group``,
+    drawn with ``seed``. Returns the training part ``(X, y, sample_weight,
+    group, task)`` and the evaluation sets (the held-out part, as the
+    engine takes them)."""
     train, valid, train_group, valid_group = _holdout_rows(
-        estimator.validation_fraction, len(y), seed, strata, group
+        estimator.validation_fraction,
+        len(y),
+        seed,
+        holdout_strata(estimator._labels, y, task),
+        group,
+        every_task=task is not None,
     )
 
     def part(rows):
@@ -178,8 +183,24 @@ def hold_out(estimator, seed: int, X, y, sample_weight, *, strata=None, group=No
     return (X_t, y_t, w_t, train_group, task_t), [held_out]
 
 
-def _holdout_rows(fraction, n_rows, seed, strata, group):
-    """(training rows, validation rows, their query sizes or None)."""
+def holdout_strata(labels: bool, y, task):
+    """What early stopping's hold-out is stratified by (finest first): the
+    class; the task; or for a multitask classifier the task and class, else
+    the task (every task scored, and trained on both classes)."""
+    if task is None:
+        return y if labels else None
+    task = np.asarray(task, dtype=np.int64)
+    if not labels:
+        return task
+    y = np.asarray(y, dtype=np.int64)
+    return (task * (int(y.max()) + 1) + y, task)
+
+
+def _holdout_rows(fraction, n_rows, seed, strata, group, every_task=False):
+    """(training rows, validation rows, their query sizes or None).
+    ``strata``: None, or one array or a tuple of arrays (the finest first)
+    to stratify the rows by; ``every_task``: the last of them is the task,
+    and a hold-out that cannot hold every task is an error."""
     from sklearn.model_selection import train_test_split
 
     rng = np.random.RandomState(seed % 2**32)
@@ -208,16 +229,46 @@ def _holdout_rows(fraction, n_rows, seed, strata, group):
             return np.ascontiguousarray(group[queries], dtype=np.uintp)
 
         return rows(train_q), rows(valid_q), sizes(train_q), sizes(valid_q)
-    stratify = None
-    if strata is not None:
-        _, counts = np.unique(strata, return_counts=True)
-        n_valid = int(np.ceil(fraction * n_rows))
-        if counts.min() >= 2 and len(counts) <= n_valid <= n_rows - len(counts):
-            stratify = strata
-    train, valid = train_test_split(
-        np.arange(n_rows), test_size=fraction, random_state=rng, stratify=stratify
-    )
-    return np.sort(train), np.sort(valid), None, None
+    rows, kept, stratify = _strata_split(fraction, n_rows, n_valid, strata, every_task)
+    train, valid = train_test_split(rows, test_size=n_valid, random_state=rng, stratify=stratify)
+    return np.sort(np.concatenate([train, kept])), np.sort(valid), None, None
+
+
+def _strata_split(fraction, n_rows, n_valid, strata, every_task):
+    """The rows to split, the rows that always train, and what to stratify
+    the split by (None: a plain split): the first of ``strata`` that can
+    put a row of each stratum on each side.
+
+    A stratum of one row (a class's or task's only row) cannot be in both
+    parts: it trains, so that no class or task is fitted without it. A
+    constant stratum is no stratification (a one-task fit draws the
+    single-task booster's rows)."""
+    rows = np.arange(n_rows)
+    if strata is None:
+        return rows, rows[:0], None
+    for candidate in strata if isinstance(strata, tuple) else (strata,):
+        _, inverse, counts = np.unique(candidate, return_inverse=True, return_counts=True)
+        single = counts[inverse] == 1
+        rest = rows[~single]
+        n_strata = int(np.count_nonzero(counts > 1))
+        if n_valid >= rest.size:
+            raise ValueError(
+                f"validation_fraction={fraction!r} holds out {n_valid} of {n_rows} rows for "
+                f"early stopping, but {n_rows - rest.size} of them are the only row of their "
+                "class or task and must train; pass an eval_set or change validation_fraction"
+            )
+        if n_strata <= 1:
+            return rest, rows[single], None
+        if n_strata <= n_valid <= rest.size - n_strata:
+            return rest, rows[single], candidate[rest]
+    if every_task:
+        n_tasks = np.unique(candidate).size
+        raise ValueError(
+            f"validation_fraction={fraction!r} holds out {n_valid} of {n_rows} rows for early "
+            f"stopping, which cannot give each of the {n_tasks} tasks held-out rows and "
+            "training rows; pass an eval_set (with task labels) or change validation_fraction"
+        )
+    return rest, rows[single], None
 
 
 def round_callback(estimator, set_names, metrics):

@@ -306,6 +306,10 @@ class _DaskFit:
         evals = self._eval_sets(eval_set, eval_sample_weight, eval_group)
         if not evals and self.early_stopping_rounds is not None:
             (X, y, w, group, task), evals = _hold_out(self, params["seed"], X, y, w, group, task)
+            if task is not None:
+                self._check_training_part(
+                    y.compute(), task.compute(), None if w is None else w.compute()
+                )
         row_chunks = X.chunks[0]
         chunk_groups = None
         if self._ranking:
@@ -513,11 +517,15 @@ def _hold_out(estimator, seed, X, y, w, group, task):
     them (stratified by class or task). Returns the training part as Dask
     arrays ``(X, y, w, group, task)`` and the held-out part computed here,
     as the engine's evaluation set."""
-    strata = task if task is not None else (y if estimator._labels else None)
-    if strata is not None:
-        strata = np.asarray(strata.compute())
+    labels, tasks = estimator._labels, None if task is None else task.compute()
+    strata = _training.holdout_strata(labels, y.compute() if labels else None, tasks)
     train, valid, train_group, valid_group = _training._holdout_rows(
-        estimator.validation_fraction, X.shape[0], seed, strata, group
+        estimator.validation_fraction,
+        X.shape[0],
+        seed,
+        strata,
+        group,
+        every_task=task is not None,
     )
 
     def held_out(v, dtype=np.float64):

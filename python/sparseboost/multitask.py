@@ -189,6 +189,26 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
             raise ValueError(f"every task needs at least 2 rows; rows per task: {few}")
         return np.ascontiguousarray(self._encode_target(y, codes), dtype=np.float64), codes
 
+    def _check_training_part(self, y, codes, sample_weight) -> None:
+        """After early stopping's hold-out: every task still has 2 rows, a
+        positive weight and (a classifier) both classes to train on."""
+        held = (
+            f"once validation_fraction={self.validation_fraction!r} is held out for early stopping"
+        )
+        counts = np.bincount(codes, minlength=len(self.tasks_))
+        for t, label in enumerate(self.tasks_.tolist()):
+            rows = codes == t
+            if counts[t] < 2 or (self._labels and np.unique(y[rows]).size < 2):
+                what = f"{counts[t]} row(s)" if counts[t] < 2 else "one class"
+                raise ValueError(
+                    f"task {label!r} has {what} to train on {held}; pass an eval_set (with "
+                    "task labels) or change validation_fraction"
+                )
+        try:
+            self._check_task_weights(codes, sample_weight)
+        except ValueError as e:
+            raise ValueError(f"{e} {held}") from None
+
     def _check_task_weights(self, codes, sample_weight) -> None:
         """Every task needs a positive weight: name the first that lacks it."""
         if sample_weight is None:
@@ -228,10 +248,11 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
             task=lambda t, n: np.ascontiguousarray(self._task_codes(t, n), dtype=np.uintp),
         )
         if not evals and self.early_stopping_rounds is not None:
-            # Stratified by task, so that every task is scored.
+            # Stratified by task (and class), so that every task is scored.
             (X, y, sample_weight, _, codes), evals = _training.hold_out(
-                self, params["seed"], X, y, sample_weight, strata=codes, task=codes
+                self, params["seed"], X, y, sample_weight, task=codes
             )
+            self._check_training_part(y, codes, sample_weight)
         names = [f"validation_{s}" for s in range(len(evals))]
         metrics = _core.eval_metric_names(params)
         _training.warn_if_auc_undefined(evals, names, metrics)

@@ -315,14 +315,18 @@ pub(crate) fn train(
         DynamicWeights::new(Fading::Boosting, params.reweight_rate, m, d)
     });
     // μ_max from the first round's roots, at the base scores (before the
-    // trees of a resumed fit are added). (A single-model fit's: a shared
-    // start has several models.)
+    // trees of a resumed fit are added). A shared first round whose tree
+    // cannot split runs the plan's jobs in its place, so its μ_max covers
+    // both: at μ ≥ μ_max neither admits a feature.
     let mut first = 0;
     if selection.has_one_mu() || setup.init.is_some() {
-        let round_jobs = match &shared_start {
-            Some(start) if start.rounds > 0 => std::slice::from_ref(&start.job),
-            _ => jobs.as_slice(),
+        let round_jobs: Vec<Job> = match &shared_start {
+            Some(start) if start.rounds > 0 => std::iter::once(start.job)
+                .chain(jobs.iter().copied())
+                .collect(),
+            _ => jobs.clone(),
         };
+        let round_jobs = round_jobs.as_slice();
         gradients_of(backend, &populations, round_jobs)?;
         if selection.has_one_mu() {
             let mut m = 0.0_f64;
