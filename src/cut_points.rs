@@ -162,12 +162,17 @@ fn bucketed_cut_points(values: &[f64], max_bins: usize) -> Option<(Vec<f64>, Val
     let next_non_empty = |b: usize| (b + 1..n_buckets).find(|&c| starts[c + 1] > starts[c]);
     let mut walk = GreedyWalk::new(n, max_bins);
     let mut b = 0; // it holds the minimum
-    while let Some(after) = next_non_empty(b) {
+    loop {
+        // The last non-empty bucket is walked too: cuts fall among its
+        // values when the largest values are bunched (a clipped column).
+        let after = next_non_empty(b);
         if !walk.passes(bucket(b).len()) {
-            let next_value = grouped[bucket(after)]
-                .iter()
-                .copied()
-                .fold(f64::INFINITY, f64::min);
+            let next_value = after.map(|a| {
+                grouped[bucket(a)]
+                    .iter()
+                    .copied()
+                    .fold(f64::INFINITY, f64::min)
+            });
             let members = &mut grouped[bucket(b)];
             members.sort_unstable_by(f64::total_cmp);
             let mut j = 0;
@@ -175,15 +180,20 @@ fn bucketed_cut_points(values: &[f64], max_bins: usize) -> Option<(Vec<f64>, Val
                 let v = members[j];
                 let same = members[j..].iter().take_while(|&&w| w == v).count();
                 j += same;
-                let following = members.get(j).copied().unwrap_or(next_value);
+                // (The largest value has no cut after it.)
+                let Some(following) = members.get(j).copied().or(next_value) else {
+                    break;
+                };
                 if walk.step(v, same, following) {
                     return Some((walk.cuts, buckets));
                 }
             }
         }
-        b = after;
+        match after {
+            Some(a) => b = a,
+            None => return Some((walk.cuts, buckets)),
+        }
     }
-    Some((walk.cuts, buckets))
 }
 
 /// Values per bucket, on average, in [`bucketed_cut_points`]: enough that
@@ -311,6 +321,12 @@ mod tests {
         // Skewed: most values share few buckets, still more than max_bins.
         let skewed = (0..6000).map(|_| (8.0 * rng.next_f64()).exp()).collect();
         features.push((skewed, true));
+        // The largest values bunched in the last bucket (a clipped
+        // measurement, jittered): the cuts among them are there too.
+        let clipped = (0..6000)
+            .map(|_| (2.0 * rng.next_f64()).min(1.0) + 1e-9 * rng.next_f64())
+            .collect();
+        features.push((clipped, true));
         // Too few distinct values, or too concentrated: the full sort.
         let few = (0..6000).map(|i| (i % 200) as f64).collect();
         features.push((few, false));
@@ -334,6 +350,16 @@ mod tests {
                 assert!(want.len() < max_bins);
             }
         }
+    }
+
+    #[test]
+    fn the_last_bucket_is_walked() {
+        // 2.5 and 3 share the last of 6 buckets; the cut between them is
+        // the full sort's second.
+        let values = [2.5, 0.0, 3.0, 0.0, 0.5, 0.0, 0.0, 0.5, 0.0, -1.0, 3.0, 3.0];
+        let (cuts, _) = bucketed_cut_points(&values, 3).expect("bucketed");
+        assert_eq!(cuts, sorted_cut_points(&values, 3));
+        assert_eq!(cuts, vec![0.25, 2.75]);
     }
 
     /// Many shapes and sizes: clumps of equal values, gaps of empty
