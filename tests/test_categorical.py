@@ -7,6 +7,8 @@ name)."""
 
 from __future__ import annotations
 
+import decimal
+import fractions
 import pickle
 import warnings
 
@@ -131,9 +133,7 @@ def test_bad_categorical_features_are_named(spec, error, match):
 @pytest.mark.parametrize(
     "max_bins, error", [(None, TypeError), (2.5, TypeError), (1, ValueError), (300, ValueError)]
 )
-def test_a_bad_max_bins_is_named_with_or_without_categorical_columns(
-    categorical, max_bins, error
-):
+def test_a_bad_max_bins_is_named_with_or_without_categorical_columns(categorical, max_bins, error):
     # The encoding reads max_bins (its cap on categories) before the engine
     # checks it: the message must still name max_bins alone.
     X, y = planted(n=100)
@@ -184,6 +184,55 @@ def test_integer_ids_beyond_float64s_precision_stay_distinct(tmp_path, dtype):
     path = tmp_path / "model.json"
     model.save_model(path)
     np.testing.assert_array_equal(load_model(path).predict(X[:4]), model.predict(X[:4]))
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "int64[pyarrow]"])
+def test_nullable_integer_ids_with_a_missing_value_stay_distinct(dtype):
+    # A nullable column with NA converts to float64 in to_numpy(), which
+    # merged these three IDs into one category.
+    if dtype.endswith("[pyarrow]"):
+        pytest.importorskip("pyarrow")
+    big = 2**60
+    ids = [big + 1, big + 2, big + 3, None] * 100
+    y = np.array([0.0, 2.0, 1.0, 3.0] * 100)
+    X = pd.DataFrame({"id": pd.Series(ids, dtype=dtype), "z": np.zeros(400)})
+    model = SparseBoostRegressor(
+        n_estimators=30, penalty="none", categorical_features=["id"], random_state=0
+    ).fit(X, y)
+    assert sorted(model.categories_[0].tolist()) == [big + 1, big + 2, big + 3]
+    np.testing.assert_allclose(model.predict(X[:4]), y[:4], atol=0.1)
+    # The same IDs without NA, as plain int64, predict the same.
+    plain = pd.DataFrame({"id": np.array(ids[:3], dtype=np.int64), "z": np.zeros(3)})
+    np.testing.assert_array_equal(model.predict(plain), model.predict(X[:3]))
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [decimal.Decimal("0.1"), decimal.Decimal("0.2"), decimal.Decimal("0.3")],
+        [fractions.Fraction(1, 3), fractions.Fraction(2, 3), fractions.Fraction(5, 3)],
+        [2**60 + 1, 0.5, 7],
+    ],
+    ids=["decimal", "fraction", "big-int-among-fractions"],
+)
+def test_numbers_of_any_python_type_code_as_their_training_categories(values):
+    # pandas.read_sql gives NUMERIC columns as Decimal objects: each must
+    # find its own category (Decimal("0.1") is not the float 0.1).
+    column = np.array(values * 100, dtype=object)
+    y = np.array([0.0, 5.0, 2.0] * 100)
+    X = pd.DataFrame({"c": column, "z": np.zeros(300)})
+    model = SparseBoostRegressor(n_estimators=30, penalty="none", random_state=0).fit(X, y)
+    assert model.score(X, y) > 0.99
+    cats = model._categorical.categories[0]
+    assert not np.isnan(cats.codes(column[:3])).any()
+
+
+def test_an_infinite_category_is_refused_at_fit_naming_the_column():
+    # Infinity is refused anywhere else in X, and a model file holds finite
+    # categories only (it could be fitted but not saved).
+    X = pd.DataFrame({"c": pd.Categorical([1.0, np.inf, 2.0] * 20), "z": np.zeros(60)})
+    with pytest.raises(ValueError, match="'c' holds an infinite value"):
+        SparseBoostRegressor().fit(X, np.arange(60.0))
 
 
 def test_numbers_that_float64_merges_are_an_error_naming_the_column():

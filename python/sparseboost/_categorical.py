@@ -153,6 +153,13 @@ class Categories:
             )
         if uniques.dtype == object and kinds == ["number"]:
             uniques = _numbers_exactly(uniques, name)
+        if uniques.dtype.kind == "f" and not np.isfinite(uniques).all():
+            # As infinity anywhere else in X (and a model file holds finite
+            # categories only).
+            raise ValueError(
+                f"categorical column {name} holds an infinite value; its categories must be "
+                "finite numbers, strings or bools"
+            )
         by_value = np.argsort(uniques, kind="stable")
         uniques, counts = uniques[by_value], counts[by_value]
         # By descending count, ties by value.
@@ -199,9 +206,14 @@ class Categories:
         unseen, or no number), compared as Python numbers: exact for
         integers beyond 2**53, which float64 would merge, and 5.0 is 5."""
         index = {v: i for i, v in enumerate(self.values.tolist())}
+        # Float categories were made from the training values by float()
+        # (_numbers_exactly): a Decimal or Fraction is looked up the same
+        # way (Decimal("0.1") is not the float 0.1), as is an integer among
+        # fractions. Integer categories compare exactly.
+        key = float if self.values.dtype.kind == "f" else (lambda v: v)
         return np.array(
             [
-                index.get(v, -1)
+                index.get(key(v), -1)
                 if isinstance(v, numbers.Number) and not isinstance(v, bool) and v == v
                 else -1
                 for v in column.tolist()
@@ -353,7 +365,10 @@ def _column(X, j) -> np.ndarray:
         dtype = column.dtype
         import pandas as pd
 
-        if isinstance(dtype, pd.CategoricalDtype):
+        # A category dtype, and pandas' nullable and Arrow dtypes, as Python
+        # objects: their to_numpy() would make an Int64 column with NA
+        # float64, merging 64-bit IDs beyond 2**53.
+        if isinstance(dtype, pd.CategoricalDtype) or not isinstance(dtype, np.dtype):
             column = column.astype(object)
         values = column.to_numpy(dtype=object) if column.dtype == object else column.to_numpy()
         if values.dtype != object and values.dtype.kind not in "biuf":
