@@ -65,7 +65,8 @@ impl RoundEnd<'_> {
         for eval in evals.iter_mut() {
             eval.add_round(self.trees, self.units);
         }
-        if let Some(dynamic) = dynamic {
+        let mut dynamic = dynamic;
+        if let Some(dynamic) = dynamic.as_deref_mut() {
             dynamic.observe(self.trees.iter().map(|(_, tree, root)| (tree, *root)));
         }
         history.rounds = self.round + 1;
@@ -73,6 +74,13 @@ impl RoundEnd<'_> {
         let round = self.round;
         let grown = (round, self.grew);
         let stop = record_evaluation(history, &eval, self.metrics, grown, since_best, self.params);
+        let best_now = history.best.is_some_and(|(best, _)| best == round);
+        if let (Some(dynamic), true) = (
+            dynamic,
+            best_now && self.params.early_stopping_rounds.is_some(),
+        ) {
+            dynamic.mark_best();
+        }
         (eval, stop)
     }
 }

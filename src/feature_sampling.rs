@@ -111,6 +111,9 @@ pub struct DynamicWeights {
     gains: Vec<f64>,
     /// Rounds seen.
     rounds: usize,
+    /// `gains` and `rounds` after the best round so far, when early
+    /// stopping keeps only the trees up to it (`mark_best`).
+    best: Option<(Vec<f64>, usize)>,
 }
 
 impl DynamicWeights {
@@ -123,6 +126,7 @@ impl DynamicWeights {
             initial: None,
             gains: vec![0.0; n_features],
             rounds: 0,
+            best: None,
         }
     }
 
@@ -144,14 +148,31 @@ impl DynamicWeights {
     /// The weights for the next draw; `None` while they are uniform (before
     /// the first round ends).
     pub fn weights(&self) -> Option<Vec<f64>> {
+        self.weights_after(&self.gains, self.rounds)
+    }
+
+    /// The round just seen is the best so far: early stopping will keep
+    /// the model up to it, and its weights with it.
+    pub fn mark_best(&mut self) {
+        self.best = Some((self.gains.clone(), self.rounds));
+    }
+
+    /// The weights after the round last marked best (those of the kept
+    /// trees), or `weights` if none was.
+    pub fn weights_at_best(&self) -> Option<Vec<f64>> {
+        match &self.best {
+            Some((gains, rounds)) => self.weights_after(gains, *rounds),
+            None => self.weights(),
+        }
+    }
+
+    fn weights_after(&self, gains: &[f64], rounds: usize) -> Option<Vec<f64>> {
         let initial = self.initial?;
         let prior = match self.fading {
-            Fading::Boosting => {
-                (1.0 - self.fraction).powf(self.rate * self.rounds as f64) * initial
-            }
+            Fading::Boosting => (1.0 - self.fraction).powf(self.rate * rounds as f64) * initial,
             Fading::Forest => self.rate * initial,
         };
-        Some(self.gains.iter().map(|&v| prior + v).collect())
+        Some(gains.iter().map(|&v| prior + v).collect())
     }
 }
 

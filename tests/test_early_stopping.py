@@ -263,3 +263,44 @@ def test_an_evaluation_set_of_one_class_warns_that_its_auc_means_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         SparseBoostClassifier(n_estimators=3, eval_metric="auc").fit(X, y, eval_set=[(X, y)])
+
+
+@pytest.mark.parametrize("shared_rounds", [0, 10])
+def test_multitask_rounds_report_a_shared_tree_in_every_tasks_importances(shared_rounds):
+    # A shared tree is part of each task's model: the importances count it
+    # once per task, and so must the report's running sums.
+    from sparseboost.datasets import make_multitask
+
+    X, y, task, _ = make_multitask((300, 150, 60), n_features=10, random_state=0)
+    gains, splits = np.zeros(10), []
+
+    def add(report):
+        np.add.at(gains, report.split_features, report.split_gains)
+        splits.append(report.split_features.size)
+
+    model = MultiTaskSparseBoostRegressor(
+        n_estimators=20, shared_rounds=shared_rounds, callbacks=[add], random_state=0
+    ).fit(X, y, task)
+    np.testing.assert_allclose(gains, model.get_feature_importance("gain"), rtol=1e-12)
+    assert sum(splits) == model.get_feature_importance("split").sum()
+
+
+@pytest.mark.parametrize("search", ["exhaustive", "group_testing"])
+def test_early_stopping_keeps_the_dynamic_weights_of_the_best_round(search, regression):
+    # feature_weights_ (and the file's) follow the kept trees: those of a
+    # fit of best_iteration_ + 1 rounds, not of the rounds thrown away.
+    X, y, X_val, y_val = regression
+    params = dict(
+        feature_sampling="dynamic",
+        colsample_bytree=0.3,
+        learning_rate=0.5,
+        max_leaves=31,
+        split_search=search,
+        random_state=0,
+    )
+    model = SparseBoostRegressor(n_estimators=300, early_stopping_rounds=5, **params)
+    model.fit(X, y, eval_set=[(X_val, y_val)])
+    assert model.n_trees_ < len(model.evals_result_["validation_0"]["rmse"])
+    short = SparseBoostRegressor(n_estimators=model.best_iteration_ + 1, **params).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X_val), short.predict(X_val))
+    np.testing.assert_array_equal(model.feature_weights_, short.feature_weights_)

@@ -39,7 +39,8 @@ class RoundReport:
         Seconds since the fit started.
     split_features, split_gains : ndarray
         The feature and the gain of every split of the round's trees (a
-        tree shared by several tasks once). Summed over the rounds, each
+        multitask tree shared by k tasks k times, as it is part of each
+        task's model). Summed over the rounds, each
         feature's gains are its ``get_feature_importance("gain")``: a
         callback can follow the importances as they grow, as LightGBM's
         callbacks read them from the booster.

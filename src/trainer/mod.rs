@@ -372,109 +372,113 @@ pub(crate) fn train(
     // only adds no tree, as the next sample may split.
     let sampled = params.subsample < 1.0
         || params.colsample_bytree.of(setup.splittable.len()) < setup.splittable.len();
-    let boosted = (|| -> Result<()> {
-        for round in start..params.n_estimators {
-            interrupt::check(should_stop)?;
-            let shared = shared_start
-                .as_ref()
-                .filter(|s| round < s.rounds && !shared_ended);
-            let attempts: Vec<&[Job]> = match shared {
-                Some(s) => vec![std::slice::from_ref(&s.job), &jobs],
-                None => vec![&jobs],
-            };
-            let mut grew = false;
-            // The round's trees (with their root scales), added to the
-            // evaluation sets together and seen by the dynamic weights.
-            let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
-            let mut splits = Vec::new();
-            let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
-            for (attempt, round_jobs) in attempts.into_iter().enumerate() {
-                if attempt > 0 {
-                    if grew {
-                        break;
+    let boosted =
+        (|| -> Result<()> {
+            for round in start..params.n_estimators {
+                interrupt::check(should_stop)?;
+                let shared = shared_start
+                    .as_ref()
+                    .filter(|s| round < s.rounds && !shared_ended);
+                let attempts: Vec<&[Job]> = match shared {
+                    Some(s) => vec![std::slice::from_ref(&s.job), &jobs],
+                    None => vec![&jobs],
+                };
+                let mut grew = false;
+                // The round's trees (with their root scales), added to the
+                // evaluation sets together and seen by the dynamic weights.
+                let mut round_trees: Vec<(Job, Tree, f64)> = Vec::new();
+                let mut splits = Vec::new();
+                let weights = dynamic.as_ref().and_then(DynamicWeights::weights);
+                for (attempt, round_jobs) in attempts.into_iter().enumerate() {
+                    if attempt > 0 {
+                        if grew {
+                            break;
+                        }
+                        shared_ended = true;
                     }
-                    shared_ended = true;
-                }
-                // (The first round's gradients were computed for μ_max.)
-                if round >= first || attempt > 0 {
-                    gradients_of(backend, &populations, round_jobs)?;
-                }
-                for (j, job) in round_jobs.iter().enumerate() {
-                    interrupt::check(should_stop)?;
-                    let pop = &populations[job.population];
-                    let w = weights.as_deref();
-                    let splittable = setup.splittable;
-                    let (rows, features) =
-                        tree_sample(params, (round, j), job, pop, splittable, &selection, w);
-                    let mut view = selection.view(job.view);
-                    let mut grown = backend.tree(job, rows, &features, &mut view)?;
-                    if grown.tree.nodes.len() == 1 {
-                        continue;
+                    // (The first round's gradients were computed for μ_max.)
+                    if round >= first || attempt > 0 {
+                        gradients_of(backend, &populations, round_jobs)?;
                     }
-                    grew = true;
-                    splits.extend(
-                        grown
-                            .tree
-                            .nodes
-                            .iter()
-                            .filter(|n| !n.is_leaf)
-                            .map(|n| (n.feature as usize, units.gain_in_user_units(n.gain))),
-                    );
-                    grown.tree.output = job.output as u32;
-                    backend.add_tree(job, &populations[job.population], &grown)?;
-                    if !evals.is_empty() || dynamic.is_some() {
-                        round_trees.push((*job, grown.tree.clone(), grown.root_scale));
-                    }
-                    match job.model {
-                        Some(m) => models[m].push(grown, round)?,
-                        None => {
-                            for model in &mut models {
-                                model.push(grown.clone(), round)?;
+                    for (j, job) in round_jobs.iter().enumerate() {
+                        interrupt::check(should_stop)?;
+                        let pop = &populations[job.population];
+                        let w = weights.as_deref();
+                        let splittable = setup.splittable;
+                        let (rows, features) =
+                            tree_sample(params, (round, j), job, pop, splittable, &selection, w);
+                        let mut view = selection.view(job.view);
+                        let mut grown = backend.tree(job, rows, &features, &mut view)?;
+                        if grown.tree.nodes.len() == 1 {
+                            continue;
+                        }
+                        grew = true;
+                        // A shared tree is in every model, and in each one's
+                        // importances: the report lists it once per model, so
+                        // that its running sums are the importances.
+                        let copies = if job.model.is_some() { 1 } else { models.len() };
+                        for _ in 0..copies {
+                            splits.extend(
+                                grown.tree.nodes.iter().filter(|n| !n.is_leaf).map(|n| {
+                                    (n.feature as usize, units.gain_in_user_units(n.gain))
+                                }),
+                            );
+                        }
+                        grown.tree.output = job.output as u32;
+                        backend.add_tree(job, &populations[job.population], &grown)?;
+                        if !evals.is_empty() || dynamic.is_some() {
+                            round_trees.push((*job, grown.tree.clone(), grown.root_scale));
+                        }
+                        match job.model {
+                            Some(m) => models[m].push(grown, round)?,
+                            None => {
+                                for model in &mut models {
+                                    model.push(grown.clone(), round)?;
+                                }
                             }
                         }
                     }
                 }
-            }
-            if !grew && !sampled {
-                return Ok(());
-            }
-            // One loss per model and round (not per class tree: the softmax
-            // loss costs K exponentials a row), given to the round's trees;
-            // only when asked (a pass over the rows that nothing else needs).
-            for (m, model) in models.iter_mut().enumerate() {
-                if params.record_train_loss && model.grew_since_loss() {
-                    let p = model_population(&jobs, m);
-                    let loss = backend.loss(p, &populations[p])?;
-                    model.record_loss(|| loss)?;
+                if !grew && !sampled {
+                    return Ok(());
+                }
+                // One loss per model and round (not per class tree: the softmax
+                // loss costs K exponentials a row), given to the round's trees;
+                // only when asked (a pass over the rows that nothing else needs).
+                for (m, model) in models.iter_mut().enumerate() {
+                    if params.record_train_loss && model.grew_since_loss() {
+                        let p = model_population(&jobs, m);
+                        let loss = backend.loss(p, &populations[p])?;
+                        model.record_loss(|| loss)?;
+                    }
+                }
+                for (m, model) in models.iter().enumerate() {
+                    trees_after[m].push(model.n_trees());
+                }
+                let ended = RoundEnd {
+                    round,
+                    grew,
+                    trees: &round_trees,
+                    units: &units,
+                    metrics: &metrics,
+                    params,
+                };
+                let (eval, stop) =
+                    ended.record(&mut evals, dynamic.as_mut(), &mut history, &mut since_best);
+                let report = RoundReport {
+                    round,
+                    train_loss: mean_train_loss(&models, &populations, &jobs, &units),
+                    eval,
+                    n_features: selection.omega().used_in_order().len(),
+                    elapsed: started.elapsed().as_secs_f64(),
+                    splits,
+                };
+                if !observer(&report) || stop {
+                    return Ok(());
                 }
             }
-            for (m, model) in models.iter().enumerate() {
-                trees_after[m].push(model.n_trees());
-            }
-            let ended = RoundEnd {
-                round,
-                grew,
-                trees: &round_trees,
-                units: &units,
-                metrics: &metrics,
-                params,
-            };
-            let (eval, stop) =
-                ended.record(&mut evals, dynamic.as_mut(), &mut history, &mut since_best);
-            let report = RoundReport {
-                round,
-                train_loss: mean_train_loss(&models, &populations, &jobs, &units),
-                eval,
-                n_features: selection.omega().used_in_order().len(),
-                elapsed: started.elapsed().as_secs_f64(),
-                splits,
-            };
-            if !observer(&report) || stop {
-                return Ok(());
-            }
-        }
-        Ok(())
-    })();
+            Ok(())
+        })();
     let group_testing = backend.group_testing_info();
     if let Err(e) = boosted {
         if let (1, Some(&done)) = (models.len(), trees_after[0].last()) {
@@ -495,14 +499,18 @@ pub(crate) fn train(
             }
         }
     }
+    // Early stopping keeps the trees up to the best round, and the dynamic
+    // weights after it.
+    let mut weights_of: fn(&DynamicWeights) -> Option<Vec<f64>> = DynamicWeights::weights;
     if params.early_stopping_rounds.is_some() {
         if let Some((best, _)) = history.best {
             for (m, model) in models.iter_mut().enumerate() {
                 model.truncate(trees_after[m][best]);
             }
+            weights_of = DynamicWeights::weights_at_best;
         }
     }
-    let weights = sampling_probabilities(dynamic.as_ref().and_then(DynamicWeights::weights), d);
+    let weights = sampling_probabilities(dynamic.as_ref().and_then(weights_of), d);
     let models = models
         .into_iter()
         .map(|m| {
