@@ -153,6 +153,9 @@ def test_the_path_does_not_depend_on_the_scale_of_a_column_or_the_target():
         (X * np.array([1e160, 1.0, 1e-160, 1.0]), y),
         (X, y * 1e155),
         (X, y * 1e-170),
+        # subnormal: 2**1074, which brings them into [0.5, 1), is no float
+        (X * np.array([1.0, 1e-310, 1.0, 1.0]), y),
+        (X, y * 1e-310),
     ]
     for Xs, ys in scalings:
         with warnings.catch_warnings():

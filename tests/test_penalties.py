@@ -205,3 +205,12 @@ def test_rounds_that_grow_no_tree_do_not_use_up_early_stopping_patience():
         SparseBoostRegressor(
             n_estimators=1, mu="0.5*mu_max", colsample_bytree=1, random_state=0
         ).fit(X4, y4)
+
+
+@pytest.mark.parametrize("costs", [[True, False, False], ["1", "0", "0"], [1.0, None, 0.0]])
+def test_costs_of_bools_or_strings_are_refused_as_in_a_dict(costs):
+    # numpy would read True as 1.0 and "1" as 1.0; a dict of them is refused.
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 3)), rng.normal(size=60)
+    with pytest.raises(TypeError, match="feature_costs"):
+        SparseBoostRegressor(n_estimators=2, feature_costs=costs).fit(X, y)

@@ -9,6 +9,8 @@ from sparseboost import (
     SparseBoostClassifier,
     SparseBoostRegressor,
     SparseBoostSelector,
+    SparseBoostSelectorCV,
+    TopKSelector,
 )
 
 
@@ -125,3 +127,34 @@ def test_metadata_routing_sends_the_weights_the_booster_requests():
             pipe[0].estimator_.predict(X[:, pipe[0].support_]),
             alone.estimator_.predict(X[:, alone.support_]),
         )
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda est: SparseBoostSelector(est),
+        lambda est: TopKSelector(est, n_features_to_select=3),
+        lambda est: SparseBoostSelectorCV(est, max_selected_features=3, cv=2),
+    ],
+    ids=["SparseBoostSelector", "TopKSelector", "SparseBoostSelectorCV"],
+)
+def test_a_selector_refitted_from_its_boosters_callback_keeps_the_running_fit(make):
+    # A callback may call the library, even fit this selector on other
+    # data: the running fit's state wins whole, not the inner fit's columns
+    # with the outer fit's model.
+    rng = np.random.default_rng(0)
+    X, X2 = rng.normal(size=(400, 10)), rng.normal(size=(400, 4))
+    y, y2 = (X[:, 0] + X[:, 1] > 0).astype(int), (X2[:, 0] > 0).astype(int)
+    inner = []
+
+    def refit(report):
+        if report.round == 1 and not inner:
+            inner.append(True)  # (first: the inner fit runs this callback too)
+            selector.fit(X2, y2)
+
+    selector = make(SparseBoostClassifier(n_estimators=10, random_state=0, callbacks=[refit]))
+    selector.fit(X, y)
+    assert inner and selector.n_features_in_ == 10
+    assert selector.transform(X).shape[0] == 400
+    plain = make(SparseBoostClassifier(n_estimators=10, random_state=0)).fit(X, y)
+    np.testing.assert_array_equal(selector.get_support(), plain.get_support())

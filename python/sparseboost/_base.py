@@ -64,7 +64,15 @@ def feature_costs_array(costs, estimator):
                     raise ValueError(f"feature_costs names an unknown feature: {key!r}")
                 out[index] = _real(cost)
         else:
-            out = np.asarray(costs, dtype=np.float64)
+            given = np.asarray(costs)
+            # As a dict's values: bools and strings are not costs (numpy
+            # would turn True into 1.0 and "1" into 1.0).
+            if given.dtype.kind in "bSUO" and not all(
+                isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                for v in given.ravel().tolist()
+            ):
+                raise TypeError(f"feature_costs must hold real numbers, got dtype {given.dtype}")
+            out = given.astype(np.float64)
             if out.shape != (d,):
                 raise ValueError(
                     f"feature_costs must have {d} entries (one per feature), got shape {out.shape}"

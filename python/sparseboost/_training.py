@@ -8,6 +8,7 @@ thread while the fit thread waits.
 
 from __future__ import annotations
 
+import functools
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -326,6 +327,33 @@ def _restore_fitted_state(estimator, state: dict) -> None:
     for name in _fitted_state(estimator).keys() - state.keys():
         delattr(estimator, name)
     vars(estimator).update(state)
+
+
+def fits_apart(fit):
+    """Decorate a meta-estimator's ``fit``: it runs on a stand-in whose
+    fitted state then replaces the estimator's (a failed fit leaves it
+    unfitted). A callback of the wrapped estimator may fit this same
+    meta-estimator (the docs allow calling the library from a callback); its
+    state would otherwise mix with the running fit's (the inner fit's
+    columns, the outer fit's model). The running fit's whole state wins, as
+    for the boosters."""
+
+    def fitted(obj) -> list:
+        return [k for k in vars(obj) if k.endswith("_") and not k.startswith("__")]
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        stand_in = object.__new__(type(self))
+        vars(stand_in).update({k: v for k, v in vars(self).items() if k not in fitted(self)})
+        try:
+            fit(stand_in, *args, **kwargs)
+        finally:
+            for name in fitted(self):
+                delattr(self, name)
+        vars(self).update(vars(stand_in))
+        return self
+
+    return wrapper
 
 
 def constant_within(y, groups=None, weights=None) -> bool:

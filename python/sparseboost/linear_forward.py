@@ -160,11 +160,17 @@ def _target_columns(estimator, y, n_rows):
     return (onehot[:, 1:] if len(classes) == 2 else onehot), classes
 
 
-def _powers_of_two(A) -> np.ndarray:
+def _scaled(A, exponents) -> np.ndarray:
+    """``A`` times 2**exponents per column, exactly: ``ldexp`` of the values
+    (2**1074, which brings a subnormal column to [0.5, 1), is no float)."""
+    return np.ldexp(A, exponents)
+
+
+def _exponents(A) -> np.ndarray:
     """Per column, the power of two that brings its largest |value| into
-    [0.5, 1) (1 for a column of zeros)."""
+    [0.5, 1) (0 for a column of zeros)."""
     peak = np.abs(A).max(axis=0) if len(A) else np.zeros(A.shape[1])
-    return np.ldexp(1.0, -np.frexp(peak)[1])
+    return -np.frexp(peak)[1]
 
 
 def _centred_gram(X, Y):
@@ -175,14 +181,14 @@ def _centred_gram(X, Y):
     rows (the centred copy of all of ``X`` would double its memory)."""
     n, d = X.shape
     rows = max(1, CHUNK_VALUES // max(d, 1))
-    unit = _powers_of_two(X)
-    mean_x = sum((X[start : start + rows] * unit).sum(axis=0) for start in range(0, n, rows))
+    unit = _exponents(X)
+    mean_x = sum(_scaled(X[start : start + rows], unit).sum(axis=0) for start in range(0, n, rows))
     mean_x = mean_x / max(n, 1)
-    Y = Y * _powers_of_two(Y)
+    Y = _scaled(Y, _exponents(Y))
     Yc = Y - Y.mean(axis=0)
     G = np.zeros((d + Y.shape[1], d + Y.shape[1]))
     for start in range(0, n, rows):
-        chunk = X[start : start + rows] * unit - mean_x
+        chunk = _scaled(X[start : start + rows], unit) - mean_x
         # numpy hands chunk.T @ chunk to BLAS syrk (half the work of gemm)
         G[:d, :d] += chunk.T @ chunk
         G[:d, d:] += chunk.T @ Yc[start : start + rows]

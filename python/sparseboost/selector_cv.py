@@ -26,7 +26,7 @@ from ._base import BaseSparseBoost, FeatureSelectorMixin
 from ._cv import _Rows
 from ._params import document, renamed_values, table_name
 from ._refit import RefitDelegates
-from ._training import check_group
+from ._training import check_group, fits_apart
 from ._validation import (
     check_sample_weight,
     check_target,
@@ -199,6 +199,7 @@ class SparseBoostSelectorCV(
 
     # -- fitting ---------------------------------------------------------
 
+    @fits_apart
     def fit(self, X, y, group=None, sample_weight=None):
         """Choose the budget by cross-validation on ``X``, ``y`` and refit
         on the kept features. ``group``: the query sizes, when the

@@ -16,6 +16,7 @@ from ._base import (
 )
 from ._params import document
 from ._routing import RoutesFitParams
+from ._training import fits_apart
 from ._validation import MAX_INTEGER_CLASSES, check_X, naming
 from .estimators import SparseBoostClassifier, SparseBoostRegressor
 
@@ -93,6 +94,7 @@ class SparseBoostSelector(
         self.estimator = estimator
         self.categorical_features = categorical_features
 
+    @fits_apart
     def fit(self, X, y, **fit_params):
         """Fit the booster on ``X``, ``y``; ``fit_params`` go to its ``fit``
         (under metadata routing, those it requests)."""

@@ -11,6 +11,7 @@ from ._base import BaseSparseBoost, FeatureSelectorMixin
 from ._params import document
 from ._refit import RefitDelegates
 from ._routing import RoutesFitParams
+from ._training import fits_apart
 from ._validation import check_X, naming, resolve_n_features_to_select
 from .selectors import default_booster, with_categorical
 
@@ -68,6 +69,7 @@ class TopKSelector(
     def __sklearn_is_fitted__(self):
         return hasattr(self, "estimator_")
 
+    @fits_apart
     def fit(self, X, y, **fit_params):
         """Fit the estimator on all of ``X``, keep the top K features and
         (``refit``) fit a clone on them; ``fit_params`` go to both fits
