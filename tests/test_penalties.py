@@ -185,7 +185,9 @@ def test_a_sampled_round_that_cannot_pay_the_penalty_does_not_end_the_fit(sampli
     (history,) = sampled.evals_result_.values()
     assert [len(v) for v in history.values()] == [20]
     # The default (absolute) mu: the same.
-    assert SparseBoostRegressor(n_estimators=20, random_state=2, **sampling).fit(X, y).n_trees_ >= 10
+    assert (
+        SparseBoostRegressor(n_estimators=20, random_state=2, **sampling).fit(X, y).n_trees_ >= 10
+    )
 
 
 def test_rounds_that_grow_no_tree_do_not_use_up_early_stopping_patience():
