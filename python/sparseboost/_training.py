@@ -248,20 +248,24 @@ def _strata_split(fraction, n_rows, n_valid, strata, every_task):
     rows = np.arange(n_rows)
     if strata is None:
         return rows, rows[:0], None
-    for candidate in strata if isinstance(strata, tuple) else (strata,):
-        _, inverse, counts = np.unique(candidate, return_inverse=True, return_counts=True)
-        single = counts[inverse] == 1
-        rest = rows[~single]
-        n_strata = int(np.count_nonzero(counts > 1))
-        if n_valid >= rest.size:
-            raise ValueError(
-                f"validation_fraction={fraction!r} holds out {n_valid} of {n_rows} rows for "
-                f"early stopping, but {n_rows - rest.size} of them are the only row of their "
-                "class or task and must train; pass an eval_set or change validation_fraction"
-            )
+    candidates = strata if isinstance(strata, tuple) else (strata,)
+    # (The finest strata's single rows: a coarser stratum of one row is one
+    # of them too.)
+    _, inverse, counts = np.unique(candidates[0], return_inverse=True, return_counts=True)
+    single = counts[inverse] == 1
+    rest = rows[~single]
+    if n_valid >= rest.size:
+        raise ValueError(
+            f"validation_fraction={fraction!r} holds out {n_valid} of {n_rows} rows for "
+            f"early stopping, but {n_rows - rest.size} of them are the only row of their "
+            "class or task and must train; pass an eval_set or change validation_fraction"
+        )
+    for candidate in candidates:
+        counts = np.unique(candidate[rest], return_counts=True)[1]
+        n_strata = counts.size
         if n_strata <= 1:
             return rest, rows[single], None
-        if n_strata <= n_valid <= rest.size - n_strata:
+        if counts.min() >= 2 and n_strata <= n_valid <= rest.size - n_strata:
             return rest, rows[single], candidate[rest]
     if every_task:
         n_tasks = np.unique(candidate).size
