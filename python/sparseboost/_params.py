@@ -257,7 +257,9 @@ PARAMS = (
         string ``"f*mu_max"`` (f >= 0) gives mu relative to ``mu_max_``, the
         smallest mu at which the first round admits no feature (as glmnet
         gives lambda relative to lambda_max): the same f means the same on any
-        data. A fit whose mu is >= ``mu_max_`` has no tree and warns.""",
+        data. A fit whose mu is >= ``mu_max_`` has no tree and warns
+        (without row subsampling: ``mu_max_`` is measured on all rows, and a
+        tree's row sample may admit a feature a little above it).""",
         SINGLE_TASK,
         engine="mu",
     ),
