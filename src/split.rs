@@ -63,6 +63,25 @@ impl NodeStats {
     }
 }
 
+/// `gain`, the gain of splitting a node into `left` and `right`, or 0 if it
+/// is within the rounding error of the sums. Children with the parent's
+/// mean gradient (a pure node's, whose rows all have one residual) gain
+/// exactly 0, but the three rounded scores differ by ~1e-15 of their size,
+/// and such a "gain" above `min_gain = 0` split pure nodes on noise
+/// features (LightGBM and scikit-learn do not). The bound is that of
+/// summing the node's `n` gradients: a relative error of at most `n·ε` in
+/// each sum. (Applied to a feature's best split only, not in the scan: the
+/// best of gains that are all noise is noise.)
+#[inline]
+pub fn beyond_rounding(gain: f64, left: &NodeStats, right: &NodeStats, l2: f64) -> f64 {
+    let children = left.score(l2) + right.score(l2);
+    if gain.abs() <= f64::EPSILON * f64::from(left.n + right.n) * children {
+        0.0
+    } else {
+        gain
+    }
+}
+
 /// Limits every child of a split must meet.
 #[derive(Debug, Clone, Copy)]
 pub struct SplitConstraints {
@@ -194,10 +213,14 @@ pub fn best_split(
     parent: NodeStats,
     c: &SplitConstraints,
 ) -> Option<SplitCandidate> {
-    match mapper.categorical {
+    let best = match mapper.categorical {
         true => best_categorical_split(f, bins, parent, c),
         false => best_split_of_feature(f, bins, parent, c),
-    }
+    };
+    best.map(|mut s| {
+        s.gain = beyond_rounding(s.gain, &s.left, &s.right, c.l2);
+        s
+    })
 }
 
 /// The best split of every feature in `features` (ascending; cut points
@@ -265,6 +288,46 @@ mod tests {
         assert!(s.default_left, "{s:?}");
         assert_eq!(s.bin, 0);
         assert_eq!(s.left.n, 5);
+    }
+
+    #[test]
+    fn a_split_of_a_pure_node_gains_nothing_despite_rounding() {
+        // Every row has the residual 0.1 (three tenths are not a float, so
+        // the rounded sums and scores differ by ~1e-16 of their size).
+        let (g, n) = (0.1_f64, 997u32);
+        for k in 1..n {
+            let left = NodeStats {
+                g: (0..k).map(|_| g).sum(),
+                h: f64::from(k),
+                n: k,
+            };
+            let parent = NodeStats {
+                g: (0..n).map(|_| g).sum(),
+                h: f64::from(n),
+                n,
+            };
+            let right = parent.minus(left);
+            let gain = left.score(0.0) + right.score(0.0) - parent.score(0.0);
+            assert_eq!(beyond_rounding(gain, &left, &right, 0.0), 0.0, "k {k}");
+        }
+        // A real gain, however small against the scores, stays.
+        let left = NodeStats {
+            g: 1.0,
+            h: 1.0,
+            n: 1,
+        };
+        let right = NodeStats {
+            g: 1.0 + 1e-6,
+            h: 1.0,
+            n: 1,
+        };
+        let parent = NodeStats {
+            g: 2.0 + 1e-6,
+            h: 2.0,
+            n: 2,
+        };
+        let gain = left.score(0.0) + right.score(0.0) - parent.score(0.0);
+        assert!(beyond_rounding(gain, &left, &right, 0.0) > 0.0);
     }
 
     #[test]

@@ -194,3 +194,20 @@ def test_an_object_array_with_pandas_missing_values_is_read_as_nan():
     assert objects.dtype == object and objects[1, 0] is pd.NA
     model = SparseBoostRegressor(n_estimators=5, penalty="none", random_state=0).fit(objects, y)
     np.testing.assert_array_equal(model.predict(objects), expected)
+
+
+@pytest.mark.parametrize("kind", ["regression", "classification"])
+def test_pure_nodes_are_not_split_on_rounding_noise(kind):
+    # After the split on x0 both children are pure: every further split
+    # gains exactly 0, which rounding made ~1e-14 > min_gain=0, and noise
+    # features entered the model (LightGBM and scikit-learn split on x0 only).
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1000, 6))
+    if kind == "regression":
+        model = SparseBoostRegressor(n_estimators=5, penalty="none", random_state=0)
+        model.fit(X, np.where(X[:, 0] > 0, 0.7, 0.1))
+    else:
+        model = SparseBoostClassifier(n_estimators=5, penalty="none", random_state=0)
+        model.fit(X, (X[:, 0] > 0).astype(int))
+    assert list(model.selected_features_) == [0]
+    assert model.get_feature_importance("split").sum() == 5

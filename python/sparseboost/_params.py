@@ -150,7 +150,9 @@ PARAMS = (
         "float",
         0.0,
         "[0, inf)",
-        "A split is made only if its gain exceeds this.",
+        """A split is made only if its gain exceeds this. A gain within the
+        rounding error of the node's gradient sums (n·ε of the children's
+        scores) counts as 0: a pure node is not split on noise.""",
         BOOSTERS,
         engine="min_gain",
     ),
