@@ -191,10 +191,10 @@ def holdout_strata(labels: bool, y, task):
     the task (every task scored, and trained on both classes)."""
     if task is None:
         return y if labels else None
-    task = np.asarray(task, dtype=np.int64)
+    task = np.asarray(task).astype(np.int64)
     if not labels:
         return task
-    y = np.asarray(y, dtype=np.int64)
+    y = np.asarray(y).astype(np.int64)
     return (task * (int(y.max()) + 1) + y, task)
 
 

@@ -195,6 +195,7 @@ class BaseMultiTaskSparseBoost(BoosterCommon):
         held = (
             f"once validation_fraction={self.validation_fraction!r} is held out for early stopping"
         )
+        codes = codes.astype(np.int64)  # (uintp: numpy < 2's bincount refuses it)
         counts = np.bincount(codes, minlength=len(self.tasks_))
         for t, label in enumerate(self.tasks_.tolist()):
             rows = codes == t
