@@ -268,7 +268,7 @@ def _strata_split(fraction, n_rows, n_valid, strata, every_task):
         if counts.min() >= 2 and n_strata <= n_valid <= rest.size - n_strata:
             return rest, rows[single], candidate[rest]
     if every_task:
-        n_tasks = np.unique(candidate).size
+        n_tasks = np.unique(candidates[-1]).size
         raise ValueError(
             f"validation_fraction={fraction!r} holds out {n_valid} of {n_rows} rows for early "
             f"stopping, which cannot give each of the {n_tasks} tasks held-out rows and "

@@ -206,7 +206,6 @@ class SparseBoostSelectorCV(
         estimator is a ``SparseBoostRanker`` (the folds keep queries whole).
         ``sample_weight``: non-negative row weights, given to every fit
         (ordering, refits) and to the held-out folds' scores."""
-        self.__dict__.pop("estimator_", None)
         X = check_X(self, X, reset=True)
         d = X.shape[1]
         budget_name, budget = renamed_values(self, table_name(type(self))).get(

@@ -98,7 +98,6 @@ class SparseBoostSelector(
     def fit(self, X, y, **fit_params):
         """Fit the booster on ``X``, ``y``; ``fit_params`` go to its ``fit``
         (under metadata routing, those it requests)."""
-        self.__dict__.pop("estimator_", None)
         if self.estimator is not None and not isinstance(self.estimator, BaseSparseBoost):
             raise TypeError(
                 "estimator must be a SparseBoostRegressor or SparseBoostClassifier (or None), "

@@ -75,7 +75,6 @@ class TopKSelector(
         (``refit``) fit a clone on them; ``fit_params`` go to both fits
         (an ``eval_set``'s ``X`` cut to the kept columns for the refit;
         under metadata routing, those the estimator requests)."""
-        self.__dict__.pop("estimator_", None)
         if self.importance not in ("gain", "split"):
             raise ValueError(f"importance must be 'gain' or 'split', got {self.importance!r}")
         if not isinstance(self.refit, (bool, np.bool_)):
