@@ -94,6 +94,11 @@ impl Selection {
         self.penalty.break_even_mu(root_scale, feature, net_gain)
     }
 
+    /// Whether μ is given relative to μ_max.
+    pub(crate) fn mu_is_relative(&self) -> bool {
+        self.penalty.is_relative()
+    }
+
     /// Turn the μ given relative to μ_max (if any) into μ.
     pub(crate) fn resolve_relative_mu(&mut self, mu_max: f64) {
         self.penalty.resolve_relative_mu(mu_max);

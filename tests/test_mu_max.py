@@ -140,3 +140,29 @@ def test_a_model_file_with_a_bad_mu_max_is_refused(tmp_path, bad):
     path.write_text(json.dumps(document))
     with pytest.raises(ValueError, match="mu_max_"):
         sb.load_model(path)
+
+
+def test_group_testing_measures_mu_max_only_for_a_relative_mu():
+    # Measuring mu_max scans every feature at the root, the work group
+    # testing avoids: an absolute mu leaves it unmeasured and grows the
+    # same trees; a relative one measures the exhaustive search's value.
+    X, y = _data(10, n=600, d=40)
+    gt = dict(split_search="group_testing", gt_n_features=3, penalty="agbm")
+    absolute = _fit(X=X, y=y, mu=0.01, **gt)
+    assert absolute.split_search_ == "group_testing"
+    assert absolute.mu_max_ is None
+    assert absolute.n_trees_ > 0
+    exhaustive = _fit(X=X, y=y, mu=0.01, penalty="agbm")
+    relative = _fit(X=X, y=y, mu=f"{0.01 / exhaustive.mu_max_!r}*mu_max", **gt)
+    assert relative.mu_max_ == exhaustive.mu_max_
+    # The same penalty, so the same model, with or without the measurement.
+    same = _fit(X=X, y=y, mu=0.01 / exhaustive.mu_max_ * relative.mu_max_, **gt)
+    assert same.mu_max_ is None
+    np.testing.assert_array_equal(same.predict(X), relative.predict(X))
+
+
+def test_a_group_tested_fit_that_admits_nothing_says_mu_max_was_not_measured():
+    X, y = _data(11, n=600, d=40)
+    with pytest.warns(UserWarning, match="does not measure"):
+        empty = _fit(X=X, y=y, mu=0.999, split_search="group_testing", penalty="agbm")
+    assert empty.n_trees_ == 0 and empty.mu_max_ is None

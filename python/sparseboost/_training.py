@@ -401,6 +401,17 @@ def warn_if_nothing_paid(estimator, penalty: str | None = None, *, constant=Fals
     mu_max = estimator.mu_max_
     if np.any(estimator.n_trees_):
         return
+    unmeasured = mu_max is None and getattr(estimator, "split_search_", None) == "group_testing"
+    if unmeasured and getattr(estimator, "penalty", "none") != "none":
+        paid = penalty or f"mu={estimator.mu!r}"
+        warnings.warn(
+            f"the first round admitted no feature at {paid}, so the model has no tree and "
+            "predicts a constant: the penalty may be at or above mu_max, which a group-tested "
+            "fit with an absolute mu does not measure (give mu as 'f*mu_max' to have it)",
+            UserWarning,
+            stacklevel=4,
+        )
+        return
     if not mu_max:  # (None: no penalty, which grows a tree if it can)
         if not constant:
             # No split gains anything at any μ, as LightGBM's "no more

@@ -45,7 +45,10 @@ class SparseBoostRegressor(RegressorMixin, BaseSparseBoost):
         "agbm" and "gbfs": the smallest mu at which the first round admits
         no feature (its best root split, over every feature, cannot pay
         mu), on the scale of ``mu``; computed by exhaustive search on the
-        first trees' rows. None for ``penalty="none"``.
+        first trees' rows. None for ``penalty="none"``, and for a
+        group-tested fit (``split_search_ == "group_testing"``) whose mu is
+        absolute: measuring it scans every feature at the root, the work
+        group testing avoids (give mu as ``"f*mu_max"`` to have it).
     train_loss_ : ndarray of shape ``(n_trees_,)``
         Mean training loss (mean squared error) after each tree; with
         ``record_train_loss=True`` (or ``verbose`` > 0) only.

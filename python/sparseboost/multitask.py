@@ -388,8 +388,10 @@ _DOC_END = """
         ``record_train_loss=True`` (or ``verbose`` > 0) only.
     mu_max_ : float or None
         The smallest ``mu_group + mu_task`` at which the first round admits
-        no feature (None without a penalty); ``"f*mu_max"`` values of
-        ``mu_group`` and ``mu_task`` are multiples of it.
+        no feature (None without a penalty, and with group testing when
+        neither is given as ``"f*mu_max"``: it is measured by scanning
+        every feature at the root); ``"f*mu_max"`` values of ``mu_group``
+        and ``mu_task`` are multiples of it.
     shared_rounds_, mu_task_ : int; float, str or list
         The values the fit used: the parameters, or what cross-validation
         chose for an ``"auto"`` one (``mu_task_`` then one value per task).

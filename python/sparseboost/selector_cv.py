@@ -345,7 +345,13 @@ class SparseBoostSelectorCV(
                 "the penalised estimator selected no feature (its mu is at or above mu_max="
                 f"{penalised.mu_max_}); give it a smaller mu, e.g. mu='0.05*mu_max'"
             )
-        extension = self._extend(template, rows, cap, entry, penalised.mu_max_)
+        if entry.size == 0 and penalised.mu_max_ is None and template.penalty != "none":
+            raise ValueError(
+                f"the penalised estimator selected no feature at mu={template.mu!r} (a "
+                "group-tested fit with an absolute mu does not measure mu_max); give it a "
+                "smaller mu, or one relative to mu_max, e.g. mu='0.05*mu_max'"
+            )
+        extension = self._extend(template, rows, cap, entry)
         rankings = {}
         unpenalised = None
         if "unpenalised" in orders or "rfe" in orders:
@@ -373,13 +379,13 @@ class SparseBoostSelectorCV(
         self._spent("ordering", started)
         return rankings, penalised
 
-    def _extend(self, template, rows, cap, entry, mu_max):
+    def _extend(self, template, rows, cap, entry):
         """Features to rank after ``entry`` when the penalised fit admits
         fewer than ``cap``: those that enter fits at smaller mu (each a
         fifth of the last, then no penalty), in the order they enter,
         until ``cap`` are ranked; the path of a penalty falling towards 0,
         as glmnet's path of a falling lambda."""
-        if entry.size == 0 or mu_max is None:
+        if entry.size == 0 or template.penalty == "none":
             return np.array([], dtype=int)
         value, relative = engine_mu(template.mu)
         mus = [f"{value * f!r}*mu_max" if relative else value * f for f in (0.2, 0.04, 0.0)]

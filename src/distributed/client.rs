@@ -421,6 +421,7 @@ fn run(
         mappers: &mappers,
         splittable: &splittable,
         init,
+        group_testing: tests.is_some(),
     };
     let mut backend = ShardScores {
         channel: &mut *channel,

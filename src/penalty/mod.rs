@@ -49,6 +49,11 @@ pub trait Penalty: Sync {
     /// Make each μ given as a multiple of μ_max (the rule knows which)
     /// that multiple. Rules without μ have nothing to resolve.
     fn resolve_relative_mu(&mut self, _mu_max: f64) {}
+    /// Whether some μ is given relative to μ_max (so μ_max must be
+    /// measured before the first tree).
+    fn is_relative(&self) -> bool {
+        false
+    }
 }
 
 /// What a commit changed, so that the grower re-scores only what it must.

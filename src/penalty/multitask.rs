@@ -87,6 +87,10 @@ impl Penalty for MultiTaskPenalty {
         (s > 0.0 && net_gain > 0.0).then(|| net_gain / s)
     }
 
+    fn is_relative(&self) -> bool {
+        self.relative.0 || self.relative.1
+    }
+
     fn resolve_relative_mu(&mut self, mu_max: f64) {
         if self.relative.0 {
             self.mu_group *= mu_max;

@@ -70,6 +70,10 @@ impl Penalty for NewFeaturePenalty {
         (s > 0.0 && net_gain > 0.0).then(|| net_gain / s - self.costs[feature])
     }
 
+    fn is_relative(&self) -> bool {
+        self.relative
+    }
+
     fn resolve_relative_mu(&mut self, mu_max: f64) {
         if self.relative {
             self.mu *= mu_max;

@@ -241,6 +241,7 @@ pub(crate) fn train_local(
     let internal = plan.units.internal_params(plan.params);
     let binned = bin_training_data(data, plan.params, should_stop)?;
     let grower = LocalGrower::new(&binned, &internal, should_stop)?;
+    let group_testing = grower.group_testing_info().is_some();
     let start = (
         plan.jobs.as_slice(),
         plan.populations.as_slice(),
@@ -252,6 +253,7 @@ pub(crate) fn train_local(
         mappers: &binned.mappers,
         splittable: &binned.splittable,
         init: None,
+        group_testing,
     };
     train(plan, setup, &mut backend, &mut None, should_stop, observer)
 }
@@ -263,6 +265,10 @@ pub(crate) struct Setup<'a> {
     pub mappers: &'a [BinMapper],
     pub splittable: &'a [bool],
     pub init: Option<&'a Model>,
+    /// The trees are grown by group testing, whose nodes scan a few
+    /// features each: μ_max (an exhaustive scan of every feature at the
+    /// root) is then measured only when μ is relative to it.
+    pub group_testing: bool,
 }
 
 /// The one boosting loop (see the module docs): the plan's rounds over the
@@ -319,7 +325,9 @@ pub(crate) fn train(
     // cannot split runs the plan's jobs in its place, so its μ_max covers
     // both: at μ ≥ μ_max neither admits a feature.
     let mut first = 0;
-    if selection.has_one_mu() || setup.init.is_some() {
+    let measure_mu_max =
+        selection.has_one_mu() && (!setup.group_testing || selection.mu_is_relative());
+    if measure_mu_max || setup.init.is_some() {
         let round_jobs: Vec<Job> = match &shared_start {
             Some(start) if start.rounds > 0 => std::iter::once(start.job)
                 .chain(jobs.iter().copied())
@@ -328,7 +336,7 @@ pub(crate) fn train(
         };
         let round_jobs = round_jobs.as_slice();
         gradients_of(backend, &populations, round_jobs)?;
-        if selection.has_one_mu() {
+        if measure_mu_max {
             let mut m = 0.0_f64;
             for job in round_jobs {
                 // Over every row and feature, not the first tree's sample:
