@@ -65,19 +65,21 @@ def fit_booster(task, X, y, groups, eval_set, *, callbacks=None, **params):
 
 def nothing_selected(method, n_rows: int, mu_max: float | None) -> CliError:
     """The error of a selection without any column, with its cause when
-    known: rows too few for two leaves of ``min_samples_leaf`` (``mu_max``
-    = 0: no split is possible), or a penalty that admitted none."""
+    known: rows too few for two leaves of ``min_samples_leaf`` (then no
+    split is possible, ``mu_max`` = 0), or a penalty that admitted none
+    (``mu_max`` > 0; None when the fit did not measure it: no penalty, or
+    group testing with an absolute mu)."""
     leaf = SparseBoostRegressor().min_samples_leaf
-    if mu_max is None:
-        why = ""
-    elif mu_max > 0:
-        why = ": no feature paid the penalty; give a smaller --mu"
-    elif n_rows < 2 * leaf:
+    if n_rows < 2 * leaf:
         why = (
             f": no split is possible, the {n_rows} fit rows are too few for two leaves of "
             f"min_samples_leaf={leaf} rows (the fit rows are what --test-size and the "
             "validation part leave of the table)"
         )
+    elif mu_max is None:
+        why = ""
+    elif mu_max > 0:
+        why = ": no feature paid the penalty; give a smaller --mu"
     else:
         why = ": no split is possible on the fit rows"
     return CliError(f"--method {method} selected no feature{why}")
