@@ -83,17 +83,45 @@ settings.register_profile(
 settings.load_profile(os.environ.get("SPARSEBOOST_HYPOTHESIS_PROFILE", "ci"))
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    """How many examples the property tests ran, and how many of them the
-    library rejected (ValueError/TypeError) or accepted."""
+# Under pytest-xdist each worker process counts its own examples; the
+# workers send their counts to the controller, which reports the total.
+_WORKER_STATS = []
+
+
+def pytest_sessionfinish(session):
     import sys
 
     contract = sys.modules.get("contract")
-    if contract is None or not contract.STATS["examples"]:
+    if hasattr(session.config, "workeroutput") and contract is not None:
+        session.config.workeroutput["contract_stats"] = dict(contract.STATS)
+
+
+@pytest.hookimpl(optionalhook=True)  # (an xdist hook)
+def pytest_testnodedown(node, error):
+    stats = getattr(node, "workeroutput", {}).get("contract_stats")
+    if stats:
+        _WORKER_STATS.append(stats)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """How many examples the property tests ran, and how many of them the
+    library rejected (ValueError/TypeError) or accepted (summed over the
+    worker processes)."""
+    import sys
+
+    contract = sys.modules.get("contract")
+    counts = [dict(contract.STATS)] if contract is not None else []
+    s = {
+        key: sum(c.get(key, 0) for c in counts + _WORKER_STATS)
+        for key in ("examples", "rejected", "accepted")
+    }
+    if not s["examples"]:
         return
-    s = contract.STATS
+    profile = contract.PROFILE if contract is not None else os.environ.get(
+        "SPARSEBOOST_HYPOTHESIS_PROFILE", "ci"
+    )
     terminalreporter.write_sep("-", "sparseboost property tests")
     terminalreporter.write_line(
-        f"hypothesis profile {contract.PROFILE!r}: {s['examples']} examples ran, "
+        f"hypothesis profile {profile!r}: {s['examples']} examples ran, "
         f"{s['rejected']} rejected with ValueError/TypeError, {s['accepted']} accepted"
     )
