@@ -433,6 +433,22 @@ def test_the_report_gives_a_relative_mu_and_its_value(tmp_path):
     assert f"<th>mu (resolved)</th><td>0.05*mu_max = {metrics['mu_value']:.4g}</td>" in page
 
 
+def test_the_report_says_why_a_group_tested_fit_has_no_mu_max(tmp_path):
+    # Group testing with an absolute mu does not measure mu_max (it would
+    # scan every feature at the root): the report says so, not "—".
+    frame, score = make_frame()
+    frame["y"] = score
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "out"
+    argv = ["select", str(tmp_path / "d.csv"), "--target", "y", "--out", str(out)]
+    argv += ["--method", "gt", "--n-features", "3", "--mu", "0.01"]
+    assert main(argv + FAST) == 0
+    metrics = json.loads((out / "metrics.json").read_text())["parameters"]
+    assert metrics["mu_max"] is None and metrics["mu_value"] == 0.01
+    page = (out / "report.html").read_text()
+    assert "<th>mu_max</th><td>not measured (group testing with an absolute mu)</td>" in page
+
+
 @pytest.mark.parametrize(
     "scoring, label, sign",
     [

@@ -254,6 +254,14 @@ def _mu_text(parameters) -> str:
     return f"{mu} = {_fmt(value)}"
 
 
+def _mu_max_text(parameters, split_search) -> str:
+    """μ_max, or why the fit did not measure it."""
+    mu_max = parameters["mu_max"]
+    if mu_max is None and parameters["mu"] is not None and split_search == "group_testing":
+        return "not measured (group testing with an absolute mu)"
+    return _fmt(mu_max)
+
+
 def _html(summary, curves, metric) -> str:
     e = html.escape
     p = summary["parameters"]
@@ -266,7 +274,7 @@ def _html(summary, curves, metric) -> str:
             ("method", summary["method"]),
             ("split search used", summary["split_search"]),
             ("mu (resolved)", _mu_text(p)),
-            ("mu_max", p["mu_max"]),
+            ("mu_max", _mu_max_text(p, summary["split_search"])),
             ("--n-features", p["n_features"]),
             ("budget K", _budget_text(summary.get("budget"))),
             ("--test-size", p["test_size"]),
