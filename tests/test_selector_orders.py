@@ -50,7 +50,9 @@ def test_the_mu_path_ranks_by_the_strongest_penalty_a_feature_pays():
 
     class Rows:
         def fit(self, model):
-            mu = model.mu / 10.0  # mu_max = 10
+            # Relative to the mu_max each fit measures.
+            assert model.mu.endswith("*mu_max")
+            mu = float(model.mu.removesuffix("*mu_max"))
             fitted.append(mu)
             assert model.max_selected_features == 5
             return SimpleNamespace(selected_features_=np.array(selected[round(mu, 6)]))
@@ -62,6 +64,26 @@ def test_the_mu_path_ranks_by_the_strongest_penalty_a_feature_pays():
     selected = {f: [4] for f in MU_PATH}
     ranking = SparseBoostSelectorCV()._mu_path(_booster(), Rows(), 5, np.array([9, 4, 2]), 10.0)
     assert list(ranking) == [4, 9, 2]
+
+
+def test_the_mu_path_of_a_group_tested_booster_with_an_absolute_mu_is_a_path():
+    """A group-tested fit with an absolute mu does not measure mu_max
+    (``mu_max_`` is None). The path's fits are relative to the mu_max they
+    measure, so its ranking does not depend on the estimator's own mu when
+    the path fills the cap (before, an unmeasured mu_max gave no path, and
+    the "mu_path" order was the entry order in disguise)."""
+    X, y = _problem(1)
+    rankings = []
+    for mu in (0.02, "0.05*mu_max"):  # (mu_max is about 0.3 here)
+        booster = _booster(split_search="group_testing", gt_n_features=3, mu=mu)
+        selector = SparseBoostSelectorCV(
+            booster, max_selected_features=4, cv=3, order=("mu_path", "entry"), random_state=0
+        ).fit(X, y)
+        rankings.append(selector.ranking_)
+    absolute, relative = rankings
+    np.testing.assert_array_equal(absolute["mu_path"], relative["mu_path"])
+    assert list(absolute["mu_path"][:2]) == [4, 9], absolute
+    assert absolute["mu_path"].size == 4
 
 
 def test_permutation_drops_match_scikit_learns_permutation_importance():

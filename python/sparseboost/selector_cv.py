@@ -464,8 +464,13 @@ class SparseBoostSelectorCV(
         (each stopped once ``cap`` features have entered), the features new
         at each in the order they enter; then ``entry``. A feature that
         pays a strong penalty carries more than one that pays only a weak
-        one, as a lasso path ranks its variables."""
-        mus = [fraction * mu_max for fraction in MU_PATH] if mu_max else []
+        one, as a lasso path ranks its variables. (The fractions are given
+        relative, so each fit measures mu_max on these rows: the
+        ``mu_max`` of a group-tested fit with an absolute mu is None,
+        unmeasured. With ``mu_max`` 0 no split is possible, and without a
+        penalty there is no path: the entry order stands.)"""
+        no_path = template.penalty == "none" or mu_max == 0
+        mus = [] if no_path else [f"{fraction!r}*mu_max" for fraction in MU_PATH]
         ranked = self._entrants(template, rows, cap, mus, [])
         ranked += [f for f in entry if f not in ranked]
         return np.array(ranked[:cap], dtype=int)
