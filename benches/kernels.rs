@@ -269,7 +269,7 @@ fn round_costs(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("partition", n), |b| {
             b.iter_batched_ref(
                 || rows.clone(),
-                |rows| partition_segment(black_box(rows), |r| left[r as usize] < 0.5),
+                |rows| partition_segment(black_box(rows), |_, r| left[r as usize] < 0.5),
                 criterion::BatchSize::SmallInput,
             )
         });

@@ -105,8 +105,12 @@ pub fn partition_split(
 ) -> usize {
     let goes_left = |b: u8| left.contains(b);
     match data.column(feature) {
-        Column::Dense(column) => partition_segment(segment, |r| goes_left(column[r as usize])),
-        Column::Sparse(column) => partition_segment(segment, |r| goes_left(column.bin_of(r))),
+        Column::Dense(column) => partition_segment(segment, |_, r| goes_left(column[r as usize])),
+        Column::Sparse(column) => {
+            let mut bins = vec![0u8; segment.len()];
+            column.bins_of_ascending(segment, &mut bins);
+            partition_segment(segment, |i, _| goes_left(bins[i]))
+        }
     }
 }
 
