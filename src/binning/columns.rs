@@ -67,7 +67,7 @@ impl SparseColumn {
     /// a one-thread refit on Adult's columns).
     pub fn bins_of_ascending(&self, rows: &[u32], out: &mut [u8]) {
         debug_assert_eq!(rows.len(), out.len());
-        debug_assert!(rows.windows(2).all(|w| w[0] < w[1]));
+        debug_assert!(rows.windows(2).all(|w| w[0] <= w[1]), "rows not ascending");
         out.fill(self.default_bin);
         let (Some(&first), Some(&last)) = (rows.first(), rows.last()) else {
             return;
