@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -16,7 +17,14 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 # Each script prepares, prints "ready", makes one call that would run far
 # longer than the test waits, and prints "interrupted" (flushed at once)
 # only if that call ended with KeyboardInterrupt.
+#
+# A process started by a job in the background of a non-interactive shell
+# (nohup, `cmd &` in a script) inherits SIGINT ignored, and Python then
+# installs no KeyboardInterrupt handler: the script puts Python's handler
+# back, so that the test measures the library, not how pytest was started.
 PRELUDE = """
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import sys
 import numpy as np
 from sparseboost import MultiTaskSparseBoostRegressor, SparseBoostRegressor, _core
@@ -101,6 +109,12 @@ sys.exit(1)
 """
 
 
+# A script still running this long after it started has missed the signal
+# (its calls run for minutes): it is killed, and the test fails instead of
+# waiting on its output for ever.
+DEADLINE = 120.0
+
+
 def interrupt(setup, call, wait):
     """Run the script, send SIGINT ``wait`` s after "ready"; return its last
     line and the seconds from the signal to that line."""
@@ -111,6 +125,8 @@ def interrupt(setup, call, wait):
         stderr=subprocess.PIPE,
         text=True,
     )
+    watchdog = threading.Timer(DEADLINE, proc.kill)
+    watchdog.start()
     try:
         assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
         time.sleep(wait)
@@ -121,6 +137,7 @@ def interrupt(setup, call, wait):
         latency = time.monotonic() - sent
         out, err = proc.communicate(timeout=60)
     finally:
+        watchdog.cancel()
         proc.kill()
     assert proc.returncode == 0, (line, out, err)
     return line, latency
