@@ -22,7 +22,12 @@ float32, GT-GBM, s = 3), ``sparse`` (2000 x 20000 CSR, 1% dense),
 ``forest`` (50 trees, 20000 x 50), ``dist_exh`` and ``dist_gt`` (2
 in-process shards of 20000 x 500 float32, 30 trees, through the transport).
 Not run unless named: ``wide_gt_100k`` (6000 x 100000 float32, GT-GBM as
-``gt_scaling.py``: A-GBM with mu = 0.01 of mu_max, s = 3; about 2.4 GB).
+``gt_scaling.py``: A-GBM with mu = 0.01 of mu_max, s = 3; about 2.4 GB)
+and ``onehot_refit`` (the first 13 columns of Adult's first 26000 training
+rows, from ``../shared/data``: three of them one-hot columns stored sparse;
+a classifier without penalty, 300 trees of 15 leaves, learning rate 0.05,
+5 rows per leaf, early stopping after 20 rounds, one thread: a refit of
+``SparseBoostSelectorCV``'s folds).
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ import sys
 import time
 
 CASES = ("small", "dense100k", "wide_exh", "wide_gt", "sparse", "forest", "dist_exh", "dist_gt")
-EXTRA_CASES = ("wide_gt_100k",)
+EXTRA_CASES = ("wide_gt_100k", "onehot_refit")
 
 
 def run_case(case: str) -> None:
@@ -97,6 +102,21 @@ def run_case(case: str) -> None:
 
         X, y = make_synthetic(6000, 100000, random_state=0, dtype=np.float32)
         est = gt_model()
+    elif case == "onehot_refit":
+        from selection_quality import splits  # this script's directory is on sys.path
+
+        X, y, _, _ = splits("adult")[0][0]
+        X, y = np.ascontiguousarray(X[:26000, :13]), y[:26000]
+        est = SparseBoostClassifier(
+            n_estimators=300,
+            learning_rate=0.05,
+            max_leaves=15,
+            min_samples_leaf=5,
+            penalty="none",
+            early_stopping_rounds=20,
+            n_jobs=1,
+            random_state=0,
+        )
     elif case == "sparse":
         rng = np.random.default_rng(0)
         X = sp.random(2000, 20000, density=0.01, format="csr", random_state=0, dtype=np.float32)

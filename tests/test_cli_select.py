@@ -419,33 +419,32 @@ def test_the_outputs_have_the_modes_a_plain_write_gives(tmp_path):
         assert stat.S_IMODE((out / name).stat().st_mode) == 0o644, name
 
 
-def test_the_report_gives_a_relative_mu_and_its_value(tmp_path):
-    # "mu (resolved)" showed "0.05*mu_max", the value it resolved to nowhere.
+def select_on_scores(tmp_path, options):
+    """``sparseboost select`` with ``options`` on a CSV whose target is the
+    score; returns the parameters of ``metrics.json`` and the report."""
     frame, score = make_frame()
     frame["y"] = score
     frame.to_csv(tmp_path / "d.csv", index=False)
     out = tmp_path / "out"
     argv = ["select", str(tmp_path / "d.csv"), "--target", "y", "--out", str(out)]
-    assert main(argv + ["--method", "gbfs", "--n-features", "none"] + FAST) == 0
-    metrics = json.loads((out / "metrics.json").read_text())["parameters"]
+    assert main(argv + options + FAST) == 0
+    parameters = json.loads((out / "metrics.json").read_text())["parameters"]
+    return parameters, (out / "report.html").read_text()
+
+
+def test_the_report_gives_a_relative_mu_and_its_value(tmp_path):
+    # "mu (resolved)" showed "0.05*mu_max", the value it resolved to nowhere.
+    metrics, page = select_on_scores(tmp_path, ["--method", "gbfs", "--n-features", "none"])
     assert metrics["mu"] == "0.05*mu_max" and metrics["mu_value"] > 0
-    page = (out / "report.html").read_text()
     assert f"<th>mu (resolved)</th><td>0.05*mu_max = {metrics['mu_value']:.4g}</td>" in page
 
 
 def test_the_report_says_why_a_group_tested_fit_has_no_mu_max(tmp_path):
     # Group testing with an absolute mu does not measure mu_max (it would
     # scan every feature at the root): the report says so, not "—".
-    frame, score = make_frame()
-    frame["y"] = score
-    frame.to_csv(tmp_path / "d.csv", index=False)
-    out = tmp_path / "out"
-    argv = ["select", str(tmp_path / "d.csv"), "--target", "y", "--out", str(out)]
-    argv += ["--method", "gt", "--n-features", "3", "--mu", "0.01"]
-    assert main(argv + FAST) == 0
-    metrics = json.loads((out / "metrics.json").read_text())["parameters"]
+    options = ["--method", "gt", "--n-features", "3", "--mu", "0.01"]
+    metrics, page = select_on_scores(tmp_path, options)
     assert metrics["mu_max"] is None and metrics["mu_value"] == 0.01
-    page = (out / "report.html").read_text()
     assert "<th>mu_max</th><td>not measured (group testing with an absolute mu)</td>" in page
 
 
